@@ -1,0 +1,266 @@
+"""The ``cucumbers`` command: write, play, check and watch bots locally.
+
+``cucumbers new NAME``, ``cucumbers play BOT BOT...``, ``cucumbers validate BOT``,
+``cucumbers replay FILE`` and ``cucumbers check-replay FILE|DIR...``; ``--help`` on each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+
+from . import __version__
+from .games import GameName, UnknownGameError, rules_for
+from .loader import BotLoadError, load_bot
+from .play import PlayConfig, run_play
+from .progress import ProgressBar
+from .render import render_replay
+from .replay import ReplayFileError, iter_replay_files, load_replay
+from .runners import RUNNERS
+from .runners.base import BotSpec, Limits
+from .stats import format_table
+from .validator import check_replay
+
+DEFAULT_GAMES = 10
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds: {text!r}")
+    return value
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer seed: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"the seed must be >= 0: {text!r}")
+    return value
+
+
+def _bot(text: str) -> str:
+    if not text.startswith("builtin:") and not text.endswith(".py"):
+        raise argparse.ArgumentTypeError(f"a bot is a .py file or builtin:NAME, not {text!r}")
+    return text
+
+
+def add_match_arguments(parser: argparse.ArgumentParser, sandboxes: Sequence[str]) -> None:
+    """The options shared by ``cucumbers play`` and the arena's ``match`` command."""
+    defaults = Limits()
+    parser.add_argument("bots", nargs="+", type=_bot, metavar="BOT",
+                        help="a bot file (.py) or builtin:NAME; one per seat")
+    parser.add_argument("--game", choices=[g.value for g in GameName],
+                        default=GameName.FIVE_CUCUMBERS.value, help="default: %(default)s")
+    parser.add_argument("--games", type=_positive, default=DEFAULT_GAMES,
+                        help="games to play (default: %(default)s)")
+    parser.add_argument("--seed", type=_seed, default=None,
+                        help="match seed (default: random, printed in the summary)")
+    parser.add_argument("--sandbox", choices=list(sandboxes), default=sandboxes[0],
+                        help="where bots run (default: %(default)s)")
+    parser.add_argument("--replays", type=Path, metavar="DIR",
+                        help="write one replay per game (and the bots' output) into DIR")
+    parser.add_argument("--workers", type=_positive, default=1,
+                        help="processes to spread the games over (default: 1)")
+    parser.add_argument("--per-move", type=_seconds, default=defaults.move_seconds,
+                        metavar="SECONDS", help="time per move (default: %(default)s)")
+    parser.add_argument("--bank", type=_seconds, default=defaults.bank_seconds,
+                        metavar="SECONDS",
+                        help="time bank per game for overruns (default: %(default)s)")
+    parser.add_argument("--startup", type=_seconds, default=defaults.startup_seconds,
+                        metavar="SECONDS", help="time to start a bot (default: %(default)s)")
+    parser.add_argument("--json", action="store_true",
+                        help="print exactly one JSON object on stdout")
+
+
+def run_match_command(args: argparse.Namespace) -> int:
+    """Run ``play``/``match`` from parsed arguments; print the summary or the JSON."""
+    rules = rules_for(args.game)
+    if not rules.min_players <= len(args.bots) <= rules.max_players:
+        return _fail(
+            f"{rules.name} needs {rules.min_players} to {rules.max_players} bots,"
+            f" {len(args.bots)} given"
+        )
+    for source in args.bots:
+        if not source.startswith("builtin:") and not Path(source).is_file():
+            return _fail(f"no such bot file: {source}")
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
+    config = PlayConfig(
+        rules=rules,
+        bots=tuple(BotSpec.parse(source) for source in args.bots),
+        games=args.games,
+        seed=seed,
+        sandbox=args.sandbox,
+        limits=Limits(
+            move_seconds=args.per_move, bank_seconds=args.bank, startup_seconds=args.startup
+        ),
+        workers=args.workers,
+        replays=args.replays,
+    )
+    with ProgressBar(total=args.games, stream=sys.stderr) as bar:
+        report = run_play(config, progress=bar.update)
+    if args.json:
+        print(json.dumps(report.to_json()))
+        return 0
+    print(
+        f"{rules.name}: {len(report.outcomes)} games, {len(config.bots)} seats, seed {seed},"
+        f" sandbox {config.sandbox}, {report.seconds:.2f} s"
+    )
+    print(format_table(report.summaries))
+    if args.replays:
+        print(f"replays in {args.replays}/")
+    return 0
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    path = Path(args.name if args.name.endswith(".py") else f"{args.name}.py")
+    if path.exists():
+        return _fail(f"{path} already exists; choose another name")
+    if not path.stem.isidentifier():
+        return _fail(f"{path.name}: use letters, digits and underscores for a bot name")
+    template = resources.files("cucumbers").joinpath("templates/starter.py").read_text("utf-8")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(template.replace("THIS_FILE", path.name), encoding="utf-8")
+    print(f"wrote {path}; try: cucumbers play {path} builtin:random builtin:heuristic")
+    return 0
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    try:
+        load_bot(args.bot)
+    except BotLoadError as error:
+        return _fail(f"{args.bot} is not a usable bot: {error}")
+    rules = rules_for(args.game)
+    opponents = ["builtin:random"] * (args.players - 1)
+    config = PlayConfig(
+        rules=rules,
+        bots=(BotSpec(args.bot, "your bot"), *(BotSpec.parse(o) for o in opponents)),
+        games=args.games,
+        seed=args.seed,
+        sandbox="process",
+        limits=Limits(move_seconds=args.per_move),
+    )
+    report = run_play(config)
+    for outcome in report.outcomes:
+        for fault in outcome.faults:
+            if outcome.bots[fault.seat] == 0:
+                print(
+                    f"{args.bot} faulted in game {outcome.game_number}, round {fault.round},"
+                    f" trick {fault.trick}: {fault.kind.value}: {fault.detail}",
+                    file=sys.stderr,
+                )
+                output = outcome.outputs[fault.seat].strip()
+                if output:
+                    print("its last output:\n" + output[-2000:], file=sys.stderr)
+                return 1
+    mine = report.summaries[0]
+    print(
+        f"OK: {args.bot} played {mine.games} {rules.name} games under the process runner"
+        f" without a fault (mean place {mine.mean_place:.2f} of {len(config.bots)},"
+        f" {mine.mean_move_ms:.1f} ms per move)"
+    )
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    try:
+        replay = load_replay(args.file)
+    except ReplayFileError as error:
+        return _fail(str(error))
+    color = sys.stdout.isatty() if args.color is None else args.color
+    print(render_replay(replay, color=color))
+    return 0
+
+
+def cmd_check_replay(args: argparse.Namespace) -> int:
+    files = list(iter_replay_files(args.paths))
+    if not files:
+        return _fail("no replay files (*.json, *.json.gz) found")
+    bad = 0
+    for path in files:
+        try:
+            problems = check_replay(load_replay(path))
+        except ReplayFileError as error:
+            problems = [str(error)]
+        if problems:
+            bad += 1
+            print(f"{path}: {len(problems)} problem(s)")
+            for problem in problems[:20]:
+                print(f"  - {problem}")
+        elif not args.quiet:
+            print(f"{path}: ok")
+    print(f"{len(files) - bad} of {len(files)} replays valid")
+    return 1 if bad else 0
+
+
+def _fail(message: str) -> int:
+    print(f"cucumbers: error: {message}", file=sys.stderr)
+    return 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="cucumbers", description="Write, play and check Cucumber Arena bots locally."
+    )
+    parser.add_argument("--version", action="version", version=f"cucumbers {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    new = commands.add_parser("new", help="write a documented starter bot")
+    new.add_argument("name", help="file name of the new bot (NAME or NAME.py)")
+    new.set_defaults(run=cmd_new)
+
+    play = commands.add_parser("play", help="play games between bots and summarize")
+    add_match_arguments(play, ["process", *[name for name in RUNNERS if name != "process"]])
+    play.set_defaults(run=run_match_command)
+
+    validate = commands.add_parser("validate", help="check that a bot loads and plays cleanly")
+    validate.add_argument("bot", type=_bot, help="the bot file")
+    validate.add_argument("--game", choices=[g.value for g in GameName],
+                          default=GameName.FIVE_CUCUMBERS.value)
+    validate.add_argument("--games", type=_positive, default=3)
+    validate.add_argument("--players", type=_positive, default=4)
+    validate.add_argument("--seed", type=_seed, default=1)
+    validate.add_argument("--per-move", type=_seconds, default=Limits().move_seconds)
+    validate.set_defaults(run=cmd_validate)
+
+    replay = commands.add_parser("replay", help="show a replay in the terminal")
+    replay.add_argument("file", type=Path)
+    replay.add_argument("--color", action=argparse.BooleanOptionalAction, default=None)
+    replay.set_defaults(run=cmd_replay)
+
+    check = commands.add_parser("check-replay", help="check replays against every rule")
+    check.add_argument("paths", nargs="+", type=Path, metavar="FILE|DIR")
+    check.add_argument("--quiet", "-q", action="store_true", help="print only problems")
+    check.set_defaults(run=cmd_check_replay)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.run(args))
+    except (UnknownGameError, ValueError) as error:
+        return _fail(str(error))
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130

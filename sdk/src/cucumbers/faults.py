@@ -1,0 +1,64 @@
+"""Faults: a bot's misbehaviour recorded as a game result (``rules.md``, Faults)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+#: Longest fault detail kept, in characters (``replay-format.md``).
+MAX_DETAIL = 500
+
+
+class FaultKind(StrEnum):
+    """Why a seat faulted.
+
+    - ``timeout``: no answer within the move limit plus the remaining time bank, or no
+      start-up within the start-up limit.
+    - ``illegal_move``: the answer was not exactly an ``int`` in ``view.legal``.
+    - ``crash``: the bot raised an exception, or its process exited or was killed.
+    - ``protocol``: the bot's process broke the line-delimited JSON protocol.
+    - ``error``: the bot could not be loaded or started (syntax error, no bot found,
+      sandbox failure for that seat).
+    """
+
+    TIMEOUT = "timeout"
+    ILLEGAL_MOVE = "illegal_move"
+    CRASH = "crash"
+    PROTOCOL = "protocol"
+    ERROR = "error"
+
+
+def short_detail(text: str, limit: int = MAX_DETAIL) -> str:
+    """``text`` on one line, cut to at most ``limit`` characters."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    """One recorded fault: the seat, where it happened (round and trick, from 1) and why."""
+
+    seat: int
+    round: int
+    trick: int
+    kind: FaultKind
+    detail: str
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "seat": self.seat,
+            "round": self.round,
+            "trick": self.trick,
+            "kind": self.kind.value,
+            "detail": self.detail,
+        }
+
+
+class BotFault(Exception):
+    """Raised by a bot client when the bot it runs misbehaved; the match loop turns it into a
+    :class:`Fault` for that seat. Never escapes the match loop."""
+
+    def __init__(self, kind: FaultKind, detail: str) -> None:
+        super().__init__(f"{kind}: {detail}")
+        self.kind = kind
+        self.detail = short_detail(detail)

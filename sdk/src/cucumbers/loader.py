@@ -1,0 +1,121 @@
+"""Load a bot from a ``.py`` file or a built-in name, with errors a newcomer understands."""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import sys
+import traceback
+from pathlib import Path
+from types import ModuleType
+
+from .bot import Bot, FunctionBot
+from .faults import FaultKind
+
+BUILTIN_PREFIX = "builtin:"
+
+
+class BotLoadError(Exception):
+    """The bot could not be loaded. ``kind`` is the fault it becomes in a match:
+    :attr:`FaultKind.ERROR` for a file that is not a usable bot (syntax error, no bot,
+    several bots), :attr:`FaultKind.CRASH` when the bot's own code raised or exited while
+    loading."""
+
+    def __init__(self, message: str, kind: FaultKind = FaultKind.ERROR) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+def load_bot(source: str) -> Bot:
+    """A new bot object from ``source``: a path to a ``.py`` file or ``builtin:NAME``."""
+    if source.startswith(BUILTIN_PREFIX):
+        from .bots import make_builtin
+
+        try:
+            return make_builtin(source[len(BUILTIN_PREFIX) :])
+        except KeyError as error:
+            raise BotLoadError(str(error.args[0])) from None
+    return bot_from_module(load_module(Path(source)))
+
+
+def load_module(path: Path) -> ModuleType:
+    """Execute the bot file at ``path`` as a fresh module."""
+    name = path.name
+    if path.suffix != ".py":
+        raise BotLoadError(f"{name}: a bot must be a .py file")
+    try:
+        text = path.read_bytes()
+    except OSError as error:
+        raise BotLoadError(f"cannot read {name}: {error.strerror}") from None
+    try:
+        code = compile(text, name, "exec", dont_inherit=True)
+    except SyntaxError as error:
+        where = f"{name}, line {error.lineno}" if error.lineno else name
+        raise BotLoadError(f"syntax error in {where}: {error.msg}") from None
+    except ValueError as error:  # e.g. null bytes
+        raise BotLoadError(f"{name} is not valid Python source: {error}") from None
+    module_name = f"cucumbers_bot_{abs(hash(str(path.resolve())))}"
+    spec = importlib.util.spec_from_loader(module_name, loader=None, origin=str(path))
+    assert spec is not None
+    module = importlib.util.module_from_spec(spec)
+    module.__file__ = str(path)
+    # Registered so that dataclasses, pickle and typing inside the bot can find the module.
+    sys.modules[module_name] = module
+    try:
+        exec(code, module.__dict__)
+    except SystemExit as error:
+        raise BotLoadError(f"{name} called exit({error.code!r}) while loading", FaultKind.CRASH) from None
+    except BaseException as error:  # noqa: BLE001 - any failure of the bot's own code
+        raise BotLoadError(
+            f"{name} raised while loading: {describe_exception(error)}", FaultKind.CRASH
+        ) from None
+    return module
+
+
+def bot_from_module(module: ModuleType) -> Bot:
+    """The one bot a loaded module defines: a :class:`Bot` subclass or a ``play`` function."""
+    name = Path(module.__file__ or "bot.py").name
+    classes = [
+        value
+        for value in vars(module).values()
+        if inspect.isclass(value)
+        and issubclass(value, Bot)
+        and value is not Bot
+        and value is not FunctionBot
+        and value.__module__ == module.__name__
+    ]
+    play = vars(module).get("play")
+    has_function = inspect.isfunction(play) and play.__module__ == module.__name__
+    candidates = [cls.__name__ for cls in classes] + (["play()"] if has_function else [])
+    if not candidates:
+        raise BotLoadError(
+            f"no bot found in {name}: define a subclass of cucumbers.Bot with a"
+            " play(self, view) method, or a top-level function play(view)"
+        )
+    if len(candidates) > 1:
+        raise BotLoadError(
+            f"several bots found in {name} ({', '.join(candidates)}): keep exactly one"
+        )
+    try:
+        if classes:
+            return classes[0]()
+        hooks = {
+            hook: fn
+            for hook in ("start_game", "end_round", "end_game")
+            if callable(fn := vars(module).get(hook))
+        }
+        return FunctionBot(play, **hooks)  # type: ignore[arg-type]
+    except BaseException as error:  # noqa: BLE001 - the bot's own constructor
+        raise BotLoadError(
+            f"{name}: creating the bot raised {describe_exception(error)}", FaultKind.CRASH
+        ) from None
+
+
+def describe_exception(error: BaseException) -> str:
+    """``ExcType: message (file, line N)`` for the innermost frame of the bot's traceback."""
+    text = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+    frames = traceback.extract_tb(error.__traceback__)
+    if frames:
+        last = frames[-1]
+        text += f" ({Path(last.filename).name}, line {last.lineno})"
+    return text

@@ -1,0 +1,222 @@
+"""The match loop: bots (through a runner's clients) play games on the engine.
+
+One *game* is :func:`play_game`; a *match* is a series of games between the same bot
+objects with seats reshuffled every game (:func:`play_match`). The CLI, the arena workers
+and the tests all play through here, so a game plays the same everywhere.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from time import perf_counter
+from typing import Any
+
+from .engine import GameState, IllegalMoveError
+from .faults import BotFault, Fault, FaultKind
+from .games import GameRules
+from .runners.base import BotClient, BotSpec, Limits, Runner
+from .view import GameResult, GameStart
+
+#: Seeds are kept below 2**48 so that every JSON reader (JavaScript included) reads them exactly.
+SEED_BITS = 48
+
+
+def derive_seed(*parts: object) -> int:
+    """A seed derived one-way from ``parts`` (SHA-256), the same on every machine."""
+    text = ":".join(str(part) for part in ("cucumbers", *parts))
+    digest = hashlib.sha256(text.encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> (64 - SEED_BITS)
+
+
+def game_seed(match_seed: int, game_number: int) -> int:
+    """The deal seed of game ``game_number`` (from 1) of a match."""
+    return derive_seed("game", match_seed, game_number)
+
+
+def seating(match_seed: int, game_number: int, num_bots: int) -> list[int]:
+    """``seats[s]`` = index of the bot sitting at seat ``s`` in that game (a permutation
+    drawn from the seeds, so every seat order is as likely for every bot)."""
+    seats = list(range(num_bots))
+    random.Random(derive_seed("seats", match_seed, game_number)).shuffle(seats)
+    return seats
+
+
+@dataclass(frozen=True, slots=True)
+class GameOutcome:
+    """What one game produced.
+
+    Attributes:
+        game_number: from 1 within its match.
+        seed: the deal seed.
+        bots: ``bots[s]`` = index (in the match's bot list) of the bot at seat ``s``.
+        placement: seats, best first.
+        scores: final score of each seat.
+        faults: the faults, in order.
+        rounds: rounds played.
+        capped: stopped by the round cap.
+        moves: decisions each seat made (auto plays excluded).
+        think_seconds: time each seat's decisions took, as measured by the match loop.
+        outputs: what each seat's bot printed during the game (cut to the output limit).
+        replay: the replay (``cucumbers-replay/1``), if it was kept.
+    """
+
+    game_number: int
+    seed: int
+    bots: tuple[int, ...]
+    placement: tuple[int, ...]
+    scores: tuple[int, ...]
+    faults: tuple[Fault, ...]
+    rounds: int
+    capped: bool
+    moves: tuple[int, ...]
+    think_seconds: tuple[float, ...]
+    outputs: tuple[str, ...]
+    replay: dict[str, Any] | None
+
+    def place_of_bot(self, bot: int) -> int:
+        """1-based place of the bot with index ``bot``."""
+        return self.placement.index(self.bots.index(bot)) + 1
+
+
+def bank_overrun(bank: list[float], seat: int, overrun: float) -> bool:
+    """Take ``overrun`` seconds from ``seat``'s bank; True when the bank cannot cover it."""
+    bank[seat] -= overrun
+    if bank[seat] < 0:
+        bank[seat] = 0.0
+        return True
+    return False
+
+
+def play_game(
+    rules: GameRules,
+    clients: Sequence[BotClient],
+    *,
+    seed: int,
+    limits: Limits,
+    players: Sequence[dict[str, Any]] | None = None,
+    game_number: int = 1,
+    bots: Sequence[int] | None = None,
+    keep_replay: bool = True,
+) -> GameOutcome:
+    """Play one game; ``clients[s]`` plays seat ``s``. Never raises for a bot's fault.
+
+    ``players`` are the replay's player entries (default: ``{"seat", "name"}`` from the
+    specs); ``bots`` maps seats to match-level bot indexes for the outcome.
+    """
+    n = len(clients)
+    state = GameState(rules, n, seed)
+    names = tuple(client.spec.name for client in clients)
+    move_seconds = limits.move_seconds
+    bank = [float(limits.bank_seconds)] * n
+    moves = [0] * n
+    think = [0.0] * n
+    for seat, client in enumerate(clients):
+        client.start_game(
+            GameStart(
+                game=str(rules.name),
+                seat=seat,
+                num_players=n,
+                players=names,
+                game_number=game_number,
+                bot_seed=derive_seed("bot", seed, seat),
+                move_seconds=move_seconds,
+                bank_seconds=limits.bank_seconds,
+            )
+        )
+    rounds_seen = 0
+    view_for, play, requests = state.view, state.play, [client.request_move for client in clients]
+    while (seat := state.to_move) is not None:
+        view = view_for(seat, move_seconds, bank[seat])
+        started = perf_counter()
+        try:
+            move = requests[seat](view, move_seconds + bank[seat])
+        except BotFault as fault:
+            state.fault(fault.kind, fault.detail)
+        else:
+            elapsed = perf_counter() - started
+            moves[seat] += 1
+            think[seat] += elapsed
+            if elapsed > move_seconds and bank_overrun(bank, seat, elapsed - move_seconds):
+                state.fault(FaultKind.TIMEOUT, f"no move within {move_seconds:g} s and the time bank")
+            else:
+                try:
+                    play(move)
+                except IllegalMoveError as error:
+                    state.fault(FaultKind.ILLEGAL_MOVE, str(error))
+        if state.rounds_finished != rounds_seen:
+            rounds_seen = state.rounds_finished
+            result = state.round_result()
+            for other in clients:
+                other.end_round(result)
+    placement = tuple(state.placement())
+    scores = tuple(state.scores)
+    for seat, client in enumerate(clients):
+        client.end_game(
+            GameResult(
+                seat=seat,
+                place=placement.index(seat) + 1,
+                placement=placement,
+                scores=scores,
+                capped=state.capped,
+            )
+        )
+    outputs = tuple(client.take_output() for client in clients)
+    entries = list(players) if players is not None else [
+        {"seat": s, "name": name} for s, name in enumerate(names)
+    ]
+    return GameOutcome(
+        game_number=game_number,
+        seed=seed,
+        bots=tuple(bots) if bots is not None else tuple(range(n)),
+        placement=placement,
+        scores=scores,
+        faults=tuple(state.faults),
+        rounds=state.rounds_finished,
+        capped=state.capped,
+        moves=tuple(moves),
+        think_seconds=tuple(think),
+        outputs=outputs,
+        replay=state.to_replay(entries) if keep_replay else None,
+    )
+
+
+def play_match(
+    rules: GameRules,
+    specs: Sequence[BotSpec],
+    runner: Runner,
+    *,
+    seed: int,
+    game_numbers: Sequence[int],
+    keep_replays: bool = True,
+    player_info: Callable[[int], dict[str, Any]] | None = None,
+) -> Iterator[GameOutcome]:
+    """Start the bots once, then play the games ``game_numbers`` of the match with seed
+    ``seed``, seats reshuffled per game. The runner is closed at the end (also on error).
+
+    ``player_info(bot_index)`` may add keys to a bot's replay player entry (the arena adds
+    the owner and version).
+    """
+    rules.check_players(len(specs))
+    with runner:
+        clients = runner.start(specs)
+        for number in game_numbers:
+            bots = seating(seed, number, len(specs))
+            players = []
+            for seat, bot in enumerate(bots):
+                entry: dict[str, Any] = {"seat": seat, "name": specs[bot].name}
+                if player_info is not None:
+                    entry.update(player_info(bot))
+                players.append(entry)
+            yield play_game(
+                rules,
+                [clients[bot] for bot in bots],
+                seed=game_seed(seed, number),
+                limits=runner.limits,
+                players=players,
+                game_number=number,
+                bots=bots,
+                keep_replay=keep_replays,
+            )

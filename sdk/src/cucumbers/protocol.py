@@ -1,0 +1,334 @@
+"""The line protocol between a runner and the bot host (``python -m cucumbers.host``).
+
+Every message is one line of JSON (a JSON object, UTF-8, ending in ``\\n``) of at most
+:data:`MAX_LINE_BYTES`. The runner writes to the host's stdin and reads the host's stdout;
+the host moves the bot's own stdout out of the way, so only the host writes here.
+
+Runner to host::
+
+    {"type": "start_game", "game": {GameStart}}
+    {"type": "move", "id": 7, "view": {View}}
+    {"type": "end_round", "result": {RoundResult}}
+    {"type": "end_game", "result": {GameResult}}
+    {"type": "quit"}
+
+Host to runner::
+
+    {"type": "ready", "protocol": 1}                   # the bot is loaded
+    {"type": "load_error", "kind": "error", "detail": "syntax error in bot.py, line 3: ..."}
+    {"type": "move", "id": 7, "card": 12}              # what play() returned, unvalidated
+    {"type": "move", "id": 7, "unencodable": {"type": "MyInt", "repr": "12"}}
+    {"type": "fault", "id": 7, "kind": "crash", "detail": "ValueError: ... (bot.py, line 9)"}
+
+``card`` keeps the JSON type of what the bot returned, so the engine still tells ``7`` from
+``True``, ``7.0``, ``"7"`` and ``null``. Anything that is not exactly an ``int``, ``bool``,
+finite ``float``, ``str`` or ``None`` (an ``int`` subclass, a list, NaN, an object), and
+values too large to send, come as ``unencodable`` with the type's name and a short ``repr``:
+the runner turns that into an ``illegal_move`` itself. A ``fault`` answers the move it names;
+an exception raised earlier in a hook is reported at the next move.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, NoReturn, TypeAlias
+
+from .faults import FaultKind
+from .view import GameResult, GameStart, RoundResult, View
+
+#: The protocol version announced by ``ready``.
+PROTOCOL_VERSION = 1
+#: The longest line either side accepts, newline included.
+MAX_LINE_BYTES = 1024 * 1024
+#: Longest ``str`` card sent as is, and longest ``repr`` sent for an unencodable card.
+MAX_CARD_TEXT = 200
+#: Largest ``int`` card sent as is (bits); larger ones are described instead.
+MAX_CARD_BITS = 4096
+
+#: A card as it travels: the JSON scalars the engine can be given.
+Card: TypeAlias = None | bool | int | float | str
+
+
+class ProtocolError(ValueError):
+    """A line that is not a valid message of this protocol."""
+
+
+class MessageType(StrEnum):
+    """The ``type`` of a message (``move`` is used in both directions)."""
+
+    START_GAME = "start_game"
+    MOVE = "move"
+    END_ROUND = "end_round"
+    END_GAME = "end_game"
+    QUIT = "quit"
+    READY = "ready"
+    LOAD_ERROR = "load_error"
+    FAULT = "fault"
+
+
+# -- runner to host ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class StartGame:
+    """A game begins; the host calls ``bot.start_game``."""
+
+    game: GameStart
+
+
+@dataclass(frozen=True, slots=True)
+class MoveRequest:
+    """Ask for move number ``id`` (unique within a runner's client)."""
+
+    id: int
+    view: View
+
+
+@dataclass(frozen=True, slots=True)
+class EndRound:
+    """A round ended; the host calls ``bot.end_round``."""
+
+    result: RoundResult
+
+
+@dataclass(frozen=True, slots=True)
+class EndGame:
+    """A game ended; the host calls ``bot.end_game``."""
+
+    result: GameResult
+
+
+@dataclass(frozen=True, slots=True)
+class Quit:
+    """Stop the host."""
+
+
+RunnerMessage = StartGame | MoveRequest | EndRound | EndGame | Quit
+
+# -- host to runner ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Ready:
+    """The bot is loaded and the host speaks protocol ``protocol``."""
+
+    protocol: int = PROTOCOL_VERSION
+
+
+@dataclass(frozen=True, slots=True)
+class LoadError:
+    """The bot could not be loaded; ``kind`` is ``error`` or ``crash`` (as
+    :class:`~cucumbers.loader.BotLoadError`). The host exits after sending it."""
+
+    kind: FaultKind
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class Unencodable:
+    """A returned value that cannot travel as a :data:`Card`: its type's name and a repr."""
+
+    type: str
+    repr: str
+
+    def describe(self, legal: tuple[int, ...]) -> str:
+        """The ``illegal_move`` detail, worded as the engine words it."""
+        return f"returned {self.repr} ({self.type}), not an int; legal: {list(legal)}"
+
+
+@dataclass(frozen=True, slots=True)
+class MoveReply:
+    """The bot's answer to move ``id``: ``card``, or ``unencodable`` when it is set."""
+
+    id: int
+    card: Card = None
+    unencodable: Unencodable | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MoveFault:
+    """The bot raised (in ``play`` or in a hook since the last move) instead of answering
+    move ``id``."""
+
+    id: int
+    kind: FaultKind
+    detail: str
+
+
+HostMessage = Ready | LoadError | MoveReply | MoveFault
+
+# -- encoding ------------------------------------------------------------------------------
+
+
+def _dump(data: dict[str, Any]) -> bytes:
+    # ASCII output: a lone surrogate in a bot's string still makes a valid line.
+    return (json.dumps(data, separators=(",", ":"), allow_nan=False) + "\n").encode("ascii")
+
+
+def encode(message: RunnerMessage | HostMessage) -> bytes:
+    """One line (with its newline) for ``message``."""
+    match message:
+        case StartGame(game):
+            return _dump({"type": "start_game", "game": game.to_json()})
+        case MoveRequest(id, view):
+            return _dump({"type": "move", "id": id, "view": view.to_json()})
+        case EndRound(result):
+            return _dump({"type": "end_round", "result": result.to_json()})
+        case EndGame(result):
+            return _dump({"type": "end_game", "result": result.to_json()})
+        case Quit():
+            return _dump({"type": "quit"})
+        case Ready(protocol):
+            return _dump({"type": "ready", "protocol": protocol})
+        case LoadError(kind, detail):
+            return _dump({"type": "load_error", "kind": kind.value, "detail": detail})
+        case MoveReply(id, card, None):
+            return _dump({"type": "move", "id": id, "card": card})
+        case MoveReply(id, _, Unencodable(name, shown)):
+            return _dump({"type": "move", "id": id, "unencodable": {"type": name, "repr": shown}})
+        case MoveFault(id, kind, detail):
+            return _dump({"type": "fault", "id": id, "kind": kind.value, "detail": detail})
+    raise TypeError(f"not a protocol message: {message!r}")
+
+
+def _short_repr(value: object) -> str:
+    try:
+        text = repr(value)
+    except BaseException:  # noqa: BLE001 - a bot's __repr__ may do anything
+        text = f"<unprintable {_type_name(value)}>"
+    if not isinstance(text, str):  # repr() enforces this, but a str subclass may lie
+        text = "<unprintable>"
+    return text if len(text) <= MAX_CARD_TEXT else text[: MAX_CARD_TEXT - 3] + "..."
+
+
+def _type_name(value: object) -> str:
+    name = type(value).__name__
+    return name if type(name) is str and len(name) <= 100 else "object"
+
+
+def move_reply(id: int, value: object) -> MoveReply:
+    """The reply carrying ``value``, whatever the bot returned (called by the host).
+
+    Exact ``int``, ``bool``, ``str``, finite ``float`` and ``None`` travel as JSON; anything
+    else is described, so the runner can reject it without ever seeing the object.
+    """
+    kind = type(value)
+    if value is None or kind is bool:
+        return MoveReply(id, value)  # type: ignore[arg-type]
+    if kind is int:
+        assert isinstance(value, int)
+        if value.bit_length() <= MAX_CARD_BITS:
+            return MoveReply(id, value)
+        return MoveReply(id, unencodable=Unencodable("int", f"<an int of {value.bit_length()} bits>"))
+    if kind is float:
+        assert isinstance(value, float)
+        if value == value and value not in (float("inf"), float("-inf")):
+            return MoveReply(id, value)
+    if kind is str:
+        assert isinstance(value, str)
+        if len(value) <= MAX_CARD_TEXT:
+            return MoveReply(id, value)
+    return MoveReply(id, unencodable=Unencodable(_type_name(value), _short_repr(value)))
+
+
+# -- decoding ------------------------------------------------------------------------------
+
+
+def _fail(message: str) -> NoReturn:
+    raise ProtocolError(message)
+
+
+def _reject_constant(name: str) -> NoReturn:
+    _fail(f"{name} is not JSON")
+
+
+def _load(line: bytes) -> dict[str, Any]:
+    if len(line) > MAX_LINE_BYTES:
+        _fail(f"line longer than {MAX_LINE_BYTES} bytes")
+    try:
+        data = json.loads(line, parse_constant=_reject_constant)
+    except (ValueError, RecursionError) as error:  # UnicodeDecodeError is a ValueError
+        _fail(f"not JSON: {str(error)[:100]}")
+    if not isinstance(data, dict):
+        _fail("a message must be a JSON object")
+    return data
+
+
+def _fields(data: dict[str, Any], *names: str) -> list[Any]:
+    if set(data) != {"type", *names}:
+        _fail(f"{data.get('type')} message must have exactly the keys type, {', '.join(names)}")
+    return [data[name] for name in names]
+
+
+def _int(value: object, what: str) -> int:
+    if type(value) is not int:
+        _fail(f"{what} must be an int")
+    return value
+
+
+def _str(value: object, what: str) -> str:
+    if type(value) is not str:
+        _fail(f"{what} must be a string")
+    return value
+
+
+def decode_host_message(line: bytes) -> HostMessage:
+    """Parse one line from the host. Raises :class:`ProtocolError` for anything that is not
+    exactly one of the host's messages."""
+    data = _load(line)
+    kind = data.get("type")
+    if kind == "move":
+        if "unencodable" in data:
+            id, described = _fields(data, "id", "unencodable")
+            if not isinstance(described, dict) or set(described) != {"type", "repr"}:
+                _fail("unencodable must have exactly the keys type, repr")
+            name = _str(described["type"], "unencodable type")[:100]
+            shown = _str(described["repr"], "unencodable repr")[:MAX_CARD_TEXT]
+            return MoveReply(_int(id, "id"), unencodable=Unencodable(name, shown))
+        id, card = _fields(data, "id", "card")
+        if card is not None and type(card) not in (bool, int, float, str):
+            _fail("card must be a JSON scalar")
+        return MoveReply(_int(id, "id"), card)
+    if kind == "fault":
+        id, fault, detail = _fields(data, "id", "kind", "detail")
+        if fault != FaultKind.CRASH.value:
+            _fail("a fault from the host must be of kind crash")
+        return MoveFault(_int(id, "id"), FaultKind.CRASH, _str(detail, "detail"))
+    if kind == "ready":
+        (protocol,) = _fields(data, "protocol")
+        return Ready(_int(protocol, "protocol"))
+    if kind == "load_error":
+        fault, detail = _fields(data, "kind", "detail")
+        if fault not in (FaultKind.ERROR.value, FaultKind.CRASH.value):
+            _fail("a load error must be of kind error or crash")
+        return LoadError(FaultKind(fault), _str(detail, "detail"))
+    _fail(f"unknown message type {str(kind)[:40]!r}")
+
+
+def decode_runner_message(line: bytes) -> RunnerMessage:
+    """Parse one line from the runner (in the host). Raises :class:`ProtocolError`."""
+    data = _load(line)
+    kind = data.get("type")
+    try:
+        if kind == "move":
+            id, view = _fields(data, "id", "view")
+            return MoveRequest(_int(id, "id"), View.from_json(view))
+        if kind == "start_game":
+            (game,) = _fields(data, "game")
+            return StartGame(GameStart.from_json(game))
+        if kind == "end_round":
+            (result,) = _fields(data, "result")
+            return EndRound(RoundResult.from_json(result))
+        if kind == "end_game":
+            (result,) = _fields(data, "result")
+            return EndGame(GameResult.from_json(result))
+        if kind == "quit":
+            _fields(data)
+            return Quit()
+    except (KeyError, TypeError, ValueError) as error:
+        if isinstance(error, ProtocolError):
+            raise
+        _fail(f"malformed {kind} message: {error!r}"[:200])
+    _fail(f"unknown message type {str(kind)[:40]!r}")

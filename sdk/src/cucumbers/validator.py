@@ -1,0 +1,521 @@
+"""An independent checker for replays: re-derives every rule of ``rules.md`` from the
+recorded deals and plays and reports where a replay departs from them.
+
+It shares no game logic with the engine; even the numbers of the rules (decks, penalty
+table, thresholds) are restated here from ``rules.md``, so that one slip cannot hide in both
+the engine and its checker.
+
+>>> check_replay(replay)                        # doctest: +SKIP
+['round 2 trick 3: seat 1 played 4, illegal: below the high card 9 and not its lowest 2']
+
+Where a recorded value is wrong, the walk goes on from the *recorded* value where that keeps
+one mistake from being reported again in every later round or trick (scores, the next trick's
+leader, the dealer). That loses nothing: each recorded step is still checked against the
+recorded step before it, so a replay passes only if every step follows the rules.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from cucumbers.faults import FaultKind
+from cucumbers.games import GameName
+from cucumbers.replay import REPLAY_FORMAT
+
+_CAP = 1000  # rules.md, Placement: the safety cap on rounds
+_MAX_DETAIL = 500  # replay-format.md, faults[].detail
+_KINDS = sorted(k.value for k in FaultKind)
+_FC_CUCUMBERS = (0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 4, 4, 4, 5)  # by penalty card (index)
+
+
+@dataclass(frozen=True, slots=True)
+class _Game:
+    name: str
+    min_players: int
+    max_players: int
+    low: int  # the deck is four cards of each rank low..high
+    high: int
+    concombre: bool
+
+
+_GAMES = {
+    g.name: g
+    for g in (
+        _Game(GameName.FIVE_CUCUMBERS.value, 2, 6, 1, 15, False),
+        _Game(GameName.CONCOMBRE.value, 2, 7, 2, 14, True),
+    )
+}
+
+
+class ReplayInvalid(ValueError):
+    """A replay breaks the format or the rules; :attr:`problems` lists every problem."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("invalid replay:\n- " + "\n- ".join(problems))
+        self.problems = problems
+
+
+def assert_valid(replay: Mapping[str, Any]) -> None:
+    """Raise :class:`ReplayInvalid` listing every problem :func:`check_replay` finds."""
+    problems = check_replay(replay)
+    if problems:
+        raise ReplayInvalid(problems)
+
+
+def concombre_hand_size(previous_card: int, active_seats: int, available: int) -> int:
+    """Cards dealt to each seat in a Concombre round after the first: the rank of the
+    previous penalty card; 7 if that many do not fit in the ``available`` cards (52 minus
+    the penalty cards lying in front of players); else ``available // active_seats``.
+
+    >>> concombre_hand_size(12, 4, 51), concombre_hand_size(14, 4, 51)
+    (12, 7)
+    """
+    for size in (previous_card, 7):
+        if size * active_seats <= available:
+            return size
+    return available // active_seats
+
+
+def check_replay(replay: Mapping[str, Any]) -> list[str]:
+    """Every way ``replay`` departs from ``replay-format.md`` and ``rules.md``, as
+    human-readable lines located by round and trick; an empty list means it is valid.
+
+    The shape (keys, types, ranges) is checked first, and the rules only when the shape is
+    sound, since they cannot be re-derived from malformed data. ``bool`` is never accepted
+    where an integer is due. Never raises, whatever JSON-like value it is given.
+    """
+    if not isinstance(replay, Mapping):
+        return [f"a replay is a JSON object, got {_show(replay)}"]
+    problems: list[str] = []
+    if replay.get("format") != REPLAY_FORMAT:
+        problems.append(f"format is {_show(replay.get('format'))}, expected {REPLAY_FORMAT!r}")
+    shape: list[str] = []
+    game = _check_shape(replay, shape)
+    if game is not None and not shape:
+        _Checker(replay, game, problems).run()
+    return problems + shape
+
+
+def _show(value: object) -> str:
+    text = repr(value)
+    text = text if len(text) <= 40 else text[:37] + "..."
+    return text if value is None else f"{type(value).__name__} {text}"
+
+
+_Check = Callable[[str, Any], object]  # checks the value at a place named by the str
+
+
+def _int(value: object) -> bool:
+    return type(value) is int  # not isinstance: True and False are ints to Python
+
+
+# -- shape ---------------------------------------------------------------------------------
+
+
+def _check_shape(replay: Mapping[str, Any], out: list[str]) -> _Game | None:
+    game = _GAMES.get(replay["game"]) if isinstance(replay.get("game"), str) else None
+    players = replay.get("players")
+    if game is None:
+        out.append(f"game is {_show(replay.get('game'))}, expected one of {', '.join(_GAMES)}")
+    elif not isinstance(players, list) or not (
+        game.min_players <= len(players) <= game.max_players
+    ):
+        got = len(players) if isinstance(players, list) else _show(players)
+        limits = f"{game.min_players} to {game.max_players}"
+        out.append(f"players: {game.name} is played by {limits} players, got {got}")
+    else:
+        shape = _Shape(out, len(players), game)
+        top = {
+            "seed": shape.integer,
+            "engine": shape.string,
+            "players": shape.players,
+            "rounds": shape.rounds,
+            "faults": shape.faults,
+            "placement": shape.seats,
+            "capped": shape.boolean,
+        }
+        shape.keys("replay", replay, top)
+        return game
+    return None
+
+
+class _Shape:
+    """Type and range checks; each appends one line per problem to ``out``."""
+
+    def __init__(self, out: list[str], n: int, game: _Game) -> None:
+        self.out, self.n, self.low, self.high, self.name = out, n, game.low, game.high, game.name
+        self.round_keys: dict[str, _Check] = {
+            "number": self.count,
+            "dealer": self.maybe_seat,
+            "leader": self.seat,
+            "hand_size": self.count,
+            "hands": self.hands,
+            "tricks": self.tricks,
+            "loser": self.seat,
+            "card": self.card,
+            "penalty": self.count,
+            "doubled": self.boolean,
+            "scores": self.scores,
+            "eliminated": self.seats,
+            "half": self.seats,
+        }
+        self.fault_keys: dict[str, _Check] = {
+            "seat": self.seat,
+            "round": self.integer,
+            "trick": self.integer,
+            "kind": self.kind,
+            "detail": self.detail,
+        }
+        self.trick_keys: dict[str, _Check] = {
+            "leader": self.seat,
+            "plays": self.plays,
+            "winner": self.seat,
+        }
+
+    def need(self, ok: bool, where: str, what: str, value: object) -> bool:
+        if not ok:
+            self.out.append(f"{where} must be {what}, got {_show(value)}")
+        return ok
+
+    def keys(self, where: str, value: object, checks: Mapping[str, _Check]) -> None:
+        if not self.need(isinstance(value, dict), where, "an object", value):
+            return
+        assert isinstance(value, dict)
+        missing = [key for key in checks if key not in value]
+        if missing:
+            self.out.append(f"{where}: missing keys: {', '.join(missing)}")
+        for key, check in checks.items():
+            if key in value:
+                check(f"{where}: {key}" if where != "replay" else key, value[key])
+
+    def integer(self, where: str, v: object) -> bool:
+        return self.need(_int(v), where, "an integer", v)
+
+    def count(self, where: str, v: Any) -> bool:
+        return self.need(_int(v) and v >= 0, where, "a non-negative integer", v)
+
+    def boolean(self, where: str, v: object) -> bool:
+        return self.need(isinstance(v, bool), where, "true or false", v)
+
+    def string(self, where: str, v: object) -> bool:
+        return self.need(isinstance(v, str), where, "a string", v)
+
+    def seat(self, where: str, v: Any) -> bool:
+        return self.need(_int(v) and 0 <= v < self.n, where, f"a seat 0..{self.n - 1}", v)
+
+    def maybe_seat(self, where: str, v: object) -> bool:
+        return v is None or self.seat(where, v)
+
+    def card(self, where: str, v: Any) -> bool:
+        ok = _int(v) and self.low <= v <= self.high
+        return self.need(ok, where, f"a {self.name} card {self.low}..{self.high}", v)
+
+    def kind(self, where: str, v: object) -> bool:
+        return self.need(v in _KINDS and isinstance(v, str), where, f"one of {_KINDS}", v)
+
+    def detail(self, where: str, v: object) -> bool:
+        ok = isinstance(v, str) and len(v) <= _MAX_DETAIL
+        return self.need(ok, where, f"a string of at most {_MAX_DETAIL} characters", v)
+
+    def listing(self, where: str, v: object, item: Callable[[str, Any], object]) -> None:
+        if self.need(isinstance(v, list), where, "a list", v):
+            assert isinstance(v, list)
+            for i, x in enumerate(v):
+                item(f"{where}[{i}]", x)
+
+    def seats(self, where: str, v: object) -> None:
+        self.listing(where, v, self.seat)
+
+    def players(self, where: str, v: list[Any]) -> None:
+        for i, p in enumerate(v):
+            ok = isinstance(p, dict) and _int(p.get("seat")) and p["seat"] == i
+            if self.need(ok, f"players[{i}]", f"an object with seat {i}", p):
+                self.string(f"players[{i}]: name", p.get("name"))
+
+    def rounds(self, where: str, v: object) -> None:
+        if self.need(isinstance(v, list) and len(v) > 0, where, "a non-empty list", v):
+            assert isinstance(v, list)
+            for number, rnd in enumerate(v, 1):
+                self.keys(f"round {number}", rnd, self.round_keys)
+
+    def faults(self, where: str, v: object) -> None:
+        self.listing(where, v, lambda at, fault: self.keys(at, fault, self.fault_keys))
+
+    def scores(self, where: str, v: object) -> None:
+        ok = isinstance(v, list) and len(v) == self.n and all(_int(s) for s in v)
+        self.need(ok, where, f"a list of {self.n} integers", v)
+
+    def hands(self, where: str, v: object) -> None:
+        what = f"a list of {self.n} hands (a list of cards, or null for a seat not in play)"
+        if self.need(isinstance(v, list) and len(v) == self.n, where, what, v):
+            assert isinstance(v, list)
+            low, high = self.low, self.high
+            for seat, hand in enumerate(v):
+                if hand is None or (
+                    isinstance(hand, list) and all(_int(c) and low <= c <= high for c in hand)
+                ):
+                    continue  # the common case, checked fast
+                self.listing(f"{where}[{seat}]", hand, self.card)
+
+    def tricks(self, where: str, v: object) -> None:
+        where = where.replace(": tricks", " trick")
+        if self.need(isinstance(v, list), where, "a list", v):
+            assert isinstance(v, list)
+            for t, trick in enumerate(v, 1):
+                self.keys(f"{where} {t}", trick, self.trick_keys)
+
+    def plays(self, where: str, v: object) -> None:
+        if not self.need(isinstance(v, list) and len(v) > 0, where, "a non-empty list", v):
+            return
+        assert isinstance(v, list)
+        n, low, high = self.n, self.low, self.high
+        for i, play in enumerate(v, 1):
+            if (  # the common case, checked fast
+                type(play) is dict
+                and _int(seat := play.get("seat"))
+                and 0 <= seat < n
+                and _int(card := play.get("card"))
+                and low <= card <= high
+                and type(play.get("auto", False)) is bool
+            ):
+                continue
+            at = where.replace(": plays", f" play {i}")
+            self.keys(at, play, {"seat": self.seat, "card": self.card})
+            if isinstance(play, dict) and "auto" in play:
+                self.boolean(f"{at}: auto", play["auto"])
+
+
+# -- rules ---------------------------------------------------------------------------------
+
+
+class _Checker:
+    """Walks the rounds in order, carrying the state the rules depend on."""
+
+    def __init__(self, replay: Mapping[str, Any], game: _Game, out: list[str]) -> None:
+        self.game, self.out, self.n = game, out, len(replay["players"])
+        self.replay = replay
+        self.rounds: list[dict[str, Any]] = replay["rounds"]
+        self.active = list(range(self.n))
+        self.scores = [0] * self.n
+        self.front: list[list[int]] = [[] for _ in range(self.n)]  # Concombre penalty cards
+        self.halved = [False] * self.n
+        self.eliminated: list[int] = []  # in order of elimination
+        self.disqualified: list[int] = []  # in order of disqualification
+        self.fault_at: dict[int, tuple[int, int]] = {}  # seat -> (round, trick)
+        self.fault_order: list[int] = []  # faulted seats in the order of ``faults``
+        self.dealer = self.loser = self.card = 0  # of the previous round
+
+    def expect(self, where: str, what: str, got: object, want: object, why: str = "") -> None:
+        if got != want:
+            self.out.append(f"{where}: {what} is {got}, expected {want}{why}")
+
+    def run(self) -> None:
+        self.check_faults()
+        played = 0
+        for number, rnd in enumerate(self.rounds, 1):
+            if len(self.active) <= 1 or played == _CAP:
+                why = f"{len(self.active)} active seat left" if played < _CAP else "round cap"
+                self.out.append(f"round {number}: the game was over after round {played} ({why})")
+                break
+            self.round(number, rnd)
+            played += 1
+        active = self.active
+        capped = played == _CAP and len(active) > 1
+        if len(active) > 1 and not capped:
+            self.out.append(
+                f"the game stops after round {played} with seats {active} active;"
+                " it must go on until at most one is left"
+            )
+        self.expect("game", "capped", self.replay["capped"], capped)
+        ranked = sorted(active, key=lambda s: (self.scores[s], s))  # one seat unless capped
+        expected = ranked + self.eliminated[::-1] + self.disqualified[::-1]
+        why = (
+            f" (active {ranked}, then eliminated {self.eliminated[::-1]}, then"
+            f" disqualified {self.disqualified[::-1]}, latest first)"
+        )
+        self.expect("game", "placement", self.replay["placement"], expected, why)
+
+    def check_faults(self) -> None:
+        first: dict[int, int] = {}
+        last_key = (0, 0, 0)
+        for i, fault in enumerate(self.replay["faults"]):
+            where, seat, number, t = f"faults[{i}]", fault["seat"], fault["round"], fault["trick"]
+            if seat in first:
+                self.out.append(f"{where}: seat {seat} already faulted in faults[{first[seat]}]")
+                continue
+            first[seat] = i
+            if not 1 <= number <= len(self.rounds):
+                self.out.append(f"{where}: round {number} does not exist")
+                continue
+            tricks = self.rounds[number - 1]["tricks"]
+            if not 1 <= t <= len(tricks):
+                self.out.append(f"{where}: round {number} has no trick {t}")
+                continue
+            self.fault_at[seat] = (number, t)
+            self.fault_order.append(seat)
+            seats = [p["seat"] for p in tricks[t - 1]["plays"]]
+            key = (number, t, seats.index(seat) if seat in seats else len(seats))
+            if key < last_key:
+                self.out.append(
+                    f"{where}: seat {seat}'s fault (round {number} trick {t}) is"
+                    " listed after a later one; faults must be in order"
+                )
+            last_key = max(key, last_key)
+
+    def next_active(self, seat: int) -> int:
+        """The first active seat clockwise after ``seat`` (which may itself be out)."""
+        return next(
+            (seat + k) % self.n for k in range(1, self.n + 1) if (seat + k) % self.n in self.active
+        )
+
+    def round(self, number: int, rnd: dict[str, Any]) -> None:
+        where, game, active = f"round {number}", self.game, self.active
+        self.expect(where, "number", rnd["number"], number)
+        for seat, (r, _) in self.fault_at.items():
+            if r == number and seat not in active:
+                self.out.append(f"{where}: seat {seat} faulted in this round but is not in play")
+        # Dealer, leader and hand size follow from the state the previous round left.
+        dealer: int | None = None
+        if game.concombre:
+            dealer = self.n - 1 if number == 1 else self.next_active(self.dealer)
+            leader, why = self.next_active(dealer), "the next active seat after the dealer"
+            available = 4 * (game.high - game.low + 1) - sum(map(len, self.front))
+            size = 7 if number == 1 else concombre_hand_size(self.card, len(active), available)
+            self.dealer = rnd["dealer"] if rnd["dealer"] is not None else dealer
+        elif number == 1:
+            leader, why, size = 0, "seat 0 leads round 1", 7
+        elif self.loser in active:
+            leader, why, size = self.loser, "the previous loser", 7
+        else:
+            leader, why, size = self.next_active(self.loser), "next active after the loser", 7
+        self.expect(where, "dealer", rnd["dealer"], dealer)
+        self.expect(where, "leader", rnd["leader"], leader, f" ({why})")
+        self.expect(where, "hand_size", rnd["hand_size"], size)
+        hands = self.deal(where, rnd["hands"], size)
+        result = self.tricks(number, rnd, hands, size)
+        self.score(where, number, rnd, *result)
+
+    def deal(self, where: str, hands: list[list[int] | None], size: int) -> dict[int, list[int]]:
+        """Check the dealt hands; return each active seat's hand, sorted."""
+        held: dict[int, list[int]] = {}
+        dealt: Counter[int] = Counter()
+        for seat, hand in enumerate(hands):
+            if seat not in self.active:
+                if hand is not None:
+                    self.out.append(f"{where}: seat {seat} is out of the game but has a hand")
+            elif hand is None:
+                self.out.append(f"{where}: seat {seat} is in play but has no hand (null)")
+            else:
+                self.expect(where, f"seat {seat}'s hand size", len(hand), size)
+                held[seat] = sorted(hand)
+                dealt.update(hand)
+        deck = Counter({rank: 4 for rank in range(self.game.low, self.game.high + 1)})
+        for cards in self.front:
+            deck.subtract(cards)
+        for card in sorted(dealt):
+            if dealt[card] > deck[card]:
+                aside = " (the others lie in front of players)" if deck[card] < 4 else ""
+                self.out.append(
+                    f"{where}: the hands hold {dealt[card]} cards of rank {card},"
+                    f" the deck only {deck[card]}{aside}"
+                )
+        return held
+
+    def tricks(
+        self, number: int, rnd: dict[str, Any], hands: dict[int, list[int]], size: int
+    ) -> tuple[int, int, list[int]]:
+        """Check every trick; return the winner, high card and cards of the last trick."""
+        tricks = rnd["tricks"]
+        self.expect(f"round {number}", "the number of tricks", len(tricks), size)
+        auto_from = {s: t for s, (r, t) in self.fault_at.items() if r == number}
+        lead, result = rnd["leader"], (-1, 0, [])  # no trick: matches no recorded loser
+        for t, trick in enumerate(tricks[:size], 1):
+            where = f"round {number} trick {t}"
+            why = " (the round's leader)" if t == 1 else " (the last trick's winner)"
+            self.expect(where, "leader", trick["leader"], lead, why)
+            # Seats play clockwise from the leader, skipping seats no longer in the game.
+            start = trick["leader"] if trick["leader"] in self.active else self.next_active(lead)
+            i = self.active.index(start)
+            order = self.active[i:] + self.active[:i]
+            seats = [p["seat"] for p in trick["plays"]]
+            self.expect(where, "the order of play", seats, order, " (clockwise from the leader)")
+            high, best, cards = 0, -1, []
+            for play in trick["plays"]:
+                seat, card = play["seat"], play["card"]
+                if seat in hands:
+                    auto = t >= auto_from.get(seat, size + 1)
+                    self.play(where, seat, card, high, hands[seat], auto, play.get("auto", False))
+                if card >= high:  # ties go to the card played last
+                    high, best = card, seat
+                cards.append(card)
+            why = f" (highest card {high}, ties to the last played)"
+            self.expect(where, "winner", trick["winner"], best, why)
+            # The next leader is checked against the recorded winner, so that a wrong winner
+            # is reported once rather than again as a wrong leader.
+            lead, result = trick["winner"], (best, high, cards)
+        return result
+
+    def play(
+        self, where: str, seat: int, card: int, high: int, hand: list[int], auto: bool, marked: bool
+    ) -> None:
+        lowest = hand[0] if hand else None
+        if auto and not marked:
+            self.out.append(f"{where}: seat {seat} has faulted, so its play must be marked auto")
+        if marked and not auto:
+            self.out.append(f"{where}: seat {seat}'s play is marked auto but it has not faulted")
+        if auto and card != lowest:
+            self.out.append(
+                f"{where}: seat {seat}'s auto play must be its lowest card {lowest}, got {card}"
+            )
+        if card not in hand:
+            self.out.append(f"{where}: seat {seat} played {card}, which is not in its hand {hand}")
+            return
+        if card < high and card != lowest:
+            self.out.append(
+                f"{where}: seat {seat} played {card}, illegal: below the high card"
+                f" {high} and not its lowest {lowest}"
+            )
+        hand.remove(card)
+
+    def score(
+        self, where: str, number: int, rnd: dict[str, Any], loser: int, card: int, last: list[int]
+    ) -> None:
+        concombre = self.game.concombre
+        self.expect(where, "loser", rnd["loser"], loser, " (the last trick's winner)")
+        self.expect(where, "card", rnd["card"], card, " (the last trick's winning card)")
+        doubled = not concombre and 1 in last
+        penalty = card if concombre else _FC_CUCUMBERS[card] * (2 if doubled else 1)
+        why = " (doubled: a 1 was played in the last trick)" if doubled else ""
+        self.expect(where, "penalty", rnd["penalty"], penalty, why)
+        self.expect(where, "doubled", rnd["doubled"], doubled)
+        # Disqualified at the end of the round, in the order of ``faults``: decision (a).
+        out = [s for s in self.fault_order if self.fault_at[s][0] == number and s in self.active]
+        scores = list(self.scores)
+        eliminated, half = [], []
+        if loser >= 0:  # -1 when the round has no tricks (already reported)
+            scores[loser] += penalty
+            if concombre:
+                self.front[loser].append(card)
+                if scores[loser] >= 21 and not self.halved[loser]:
+                    self.halved[loser], half = True, [loser]
+                    scores[loser] = max(self.front[loser])
+                    self.front[loser] = [scores[loser]]
+                elif scores[loser] >= 21 and loser not in out:
+                    eliminated = [loser]
+            elif scores[loser] > 5 and loser not in out:
+                eliminated = [loser]
+        for seat in range(self.n):
+            self.expect(where, f"seat {seat}'s score", rnd["scores"][seat], scores[seat])
+        why = " (disqualification takes precedence)" if loser in out else ""
+        self.expect(where, "eliminated", rnd["eliminated"], eliminated, why)
+        self.expect(where, "half", rnd["half"], half)
+        for seat in eliminated + out:  # their penalty cards go back to the deck
+            self.front[seat] = []
+        self.eliminated += eliminated
+        self.disqualified += out
+        self.active = [s for s in self.active if s not in eliminated and s not in out]
+        self.scores = list(rnd["scores"])  # go on from the recorded scores (module docstring)
+        self.loser, self.card = loser, card

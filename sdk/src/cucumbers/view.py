@@ -1,0 +1,247 @@
+"""What a bot sees: the per-seat :class:`View` and the notices sent to its hooks.
+
+A view is built for one seat and holds only that seat's information set: its own hand, the
+public plays and the public scores. It never holds another seat's hand (OpenSpiel's
+per-player observation). Views are immutable named tuples because one is built for every
+move of every game and must be cheap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, NamedTuple
+
+
+class Play(NamedTuple):
+    """One card played to a trick: ``seat`` played ``card``."""
+
+    seat: int
+    card: int
+
+
+class Trick(NamedTuple):
+    """A completed trick: who led it, the plays in order, and the seat that won it."""
+
+    leader: int
+    plays: tuple[Play, ...]
+    winner: int
+
+
+class View(NamedTuple):
+    """Everything seat ``seat`` may know when it is asked for a move.
+
+    Example::
+
+        def play(view: View) -> int:
+            if view.high is not None and view.trick_number == view.tricks_per_round:
+                return view.legal[0]      # the last trick: duck if we can
+            return view.legal[-1]
+
+    Attributes:
+        game: ``"five-cucumbers"`` or ``"concombre"``.
+        seat: your seat, ``0..num_players-1``.
+        num_players: seats at the table, including seats that are out.
+        hand: your cards, sorted, lowest first (equal ranks repeat).
+        legal: the distinct cards you may play now, sorted. Return one of these.
+        trick: the plays of the current trick so far, in order (empty when you lead).
+        high: the highest card in the current trick, or ``None`` when you lead.
+        leader: the seat that led (or leads) the current trick.
+        trick_number: the current trick, from 1 to ``tricks_per_round``.
+        round_number: the current round, from 1.
+        tricks_per_round: the number of tricks this round (= cards dealt to each seat).
+        tricks: the completed tricks of this round, in order.
+        scores: every seat's score (cucumbers or points), indexed by seat.
+        active: seats still in the game, sorted.
+        eliminated: seats eliminated by score, in the order they went out.
+        disqualified: seats disqualified after a fault, in the order they went out.
+        dealer: Concombre: this round's dealer; Five Cucumbers: ``None``.
+        round_leader: the seat that led this round's first trick.
+        half_cucumbers: Concombre: whether each seat has its half-cucumber.
+        penalty_cards: Concombre: the penalty cards in front of each seat.
+        move_seconds: the time limit for one move, in seconds.
+        bank_seconds: what is left of your time bank for overruns in this game, in seconds.
+    """
+
+    game: str
+    seat: int
+    num_players: int
+    hand: tuple[int, ...]
+    legal: tuple[int, ...]
+    trick: tuple[Play, ...]
+    high: int | None
+    leader: int
+    trick_number: int
+    round_number: int
+    tricks_per_round: int
+    tricks: tuple[Trick, ...]
+    scores: tuple[int, ...]
+    active: tuple[int, ...]
+    eliminated: tuple[int, ...]
+    disqualified: tuple[int, ...]
+    dealer: int | None
+    round_leader: int
+    half_cucumbers: tuple[bool, ...]
+    penalty_cards: tuple[tuple[int, ...], ...]
+    move_seconds: float
+    bank_seconds: float
+
+    @property
+    def is_leading(self) -> bool:
+        """True when you lead the current trick."""
+        return not self.trick
+
+    @property
+    def is_last_trick(self) -> bool:
+        """True during the last trick of the round (the one you want to lose)."""
+        return self.trick_number == self.tricks_per_round
+
+    def played_this_round(self) -> list[int]:
+        """Every card played so far this round (completed tricks and the current one)."""
+        cards = [play.card for trick in self.tricks for play in trick.plays]
+        cards.extend(play.card for play in self.trick)
+        return cards
+
+    def to_json(self) -> dict[str, Any]:
+        """The view as plain JSON data (the bot host protocol sends it this way)."""
+        data = self._asdict()
+        data["trick"] = [list(play) for play in self.trick]
+        data["tricks"] = [
+            {"leader": t.leader, "plays": [list(p) for p in t.plays], "winner": t.winner}
+            for t in self.tricks
+        ]
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> View:
+        """Rebuild a view from :meth:`to_json` data. Raises ``KeyError``, ``TypeError`` or
+        ``ValueError`` on malformed data."""
+        values = {name: data[name] for name in cls._fields}
+        values["hand"] = tuple(data["hand"])
+        values["legal"] = tuple(data["legal"])
+        values["trick"] = tuple(Play(*p) for p in data["trick"])
+        values["tricks"] = tuple(
+            Trick(t["leader"], tuple(Play(*p) for p in t["plays"]), t["winner"])
+            for t in data["tricks"]
+        )
+        for name in ("scores", "active", "eliminated", "disqualified", "half_cucumbers"):
+            values[name] = tuple(data[name])
+        values["penalty_cards"] = tuple(tuple(cards) for cards in data["penalty_cards"])
+        return cls(**values)
+
+
+@dataclass(frozen=True, slots=True)
+class GameStart:
+    """Sent to :meth:`Bot.start_game` before each game of a series.
+
+    Attributes:
+        game: ``"five-cucumbers"`` or ``"concombre"``.
+        seat: your seat in this game (seats change between games of a series).
+        num_players: seats at the table.
+        players: every seat's display name, indexed by seat.
+        game_number: 1 for the first game of the series, then 2, 3 ...
+        bot_seed: a seed for your own random numbers in this game. It is derived from the
+            game's seed one-way, so it tells nothing about the deal; use it to be reproducible.
+        move_seconds: the time limit for one move.
+        bank_seconds: the time bank for overruns in this game.
+    """
+
+    game: str
+    seat: int
+    num_players: int
+    players: tuple[str, ...]
+    game_number: int
+    bot_seed: int
+    move_seconds: float
+    bank_seconds: float
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> GameStart:
+        values = dict(data)
+        values["players"] = tuple(values["players"])
+        return cls(**values)
+
+
+@dataclass(frozen=True, slots=True)
+class RoundResult:
+    """Sent to :meth:`Bot.end_round` after every round: the whole public record of the round.
+
+    Every dealt card is played during a round, so the tricks show every hand.
+
+    Attributes:
+        number: the round, from 1.
+        dealer: Concombre: the dealer; Five Cucumbers: ``None``.
+        leader: the seat that led the first trick.
+        tricks: the round's tricks, in order.
+        loser: the seat that won the last trick.
+        card: the loser's winning card (the penalty card).
+        penalty: cucumbers or points added to the loser.
+        doubled: Five Cucumbers: a 1 was played in the last trick.
+        scores: every seat's score after the round.
+        eliminated: seats eliminated by score at the end of this round.
+        disqualified: seats disqualified at the end of this round.
+        half: Concombre: seats that earned their half-cucumber this round.
+    """
+
+    number: int
+    dealer: int | None
+    leader: int
+    tricks: tuple[Trick, ...]
+    loser: int
+    card: int
+    penalty: int
+    doubled: bool
+    scores: tuple[int, ...]
+    eliminated: tuple[int, ...]
+    disqualified: tuple[int, ...]
+    half: tuple[int, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        data = {name: getattr(self, name) for name in self.__dataclass_fields__}
+        data["tricks"] = [
+            {"leader": t.leader, "plays": [list(p) for p in t.plays], "winner": t.winner}
+            for t in self.tricks
+        ]
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RoundResult:
+        values = dict(data)
+        values["tricks"] = tuple(
+            Trick(t["leader"], tuple(Play(*p) for p in t["plays"]), t["winner"])
+            for t in data["tricks"]
+        )
+        for name in ("scores", "eliminated", "disqualified", "half"):
+            values[name] = tuple(values[name])
+        return cls(**values)
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    """Sent to :meth:`Bot.end_game` after every game.
+
+    Attributes:
+        seat: your seat in this game.
+        place: your final place, 1 = best.
+        placement: seats, best first.
+        scores: every seat's final score.
+        capped: the game was stopped by the 1000-round safety cap.
+    """
+
+    seat: int
+    place: int
+    placement: tuple[int, ...]
+    scores: tuple[int, ...]
+    capped: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> GameResult:
+        values = dict(data)
+        values["placement"] = tuple(values["placement"])
+        values["scores"] = tuple(values["scores"])
+        return cls(**values)
