@@ -40,14 +40,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games", type=int, default=20000)
     args = parser.parse_args()
-    print(f"engine benchmark: {platform.python_implementation()} {platform.python_version()},"
-          f" {os.cpu_count()} cores")
+    print(
+        f"engine benchmark: {platform.python_implementation()} {platform.python_version()},"
+        f" {os.cpu_count()} cores"
+    )
     one, rounds = games_per_second(args.games, workers=1)
     two, _ = games_per_second(args.games, workers=2)
-    print(f"  four-player Five Cucumbers, builtin:random x4, --sandbox none,"
-          f" {args.games} games, {rounds:.2f} rounds/game")
-    print(f"  1 worker : {one:8.0f} games/s  (target {TARGET_GAMES_PER_SECOND},"
-          f" {one / TARGET_GAMES_PER_SECOND:.2f}x target)")
+    print(
+        f"  four-player Five Cucumbers, builtin:random x4, --sandbox none,"
+        f" {args.games} games, {rounds:.2f} rounds/game"
+    )
+    print(
+        f"  1 worker : {one:8.0f} games/s  (target {TARGET_GAMES_PER_SECOND},"
+        f" {one / TARGET_GAMES_PER_SECOND:.2f}x target)"
+    )
     print(f"  2 workers: {two:8.0f} games/s  ({two / one:.2f}x one worker)")
 
 

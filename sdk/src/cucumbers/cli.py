@@ -68,29 +68,73 @@ def _bot(text: str) -> str:
 def add_match_arguments(parser: argparse.ArgumentParser, sandboxes: Sequence[str]) -> None:
     """The options shared by ``cucumbers play`` and the arena's ``match`` command."""
     defaults = Limits()
-    parser.add_argument("bots", nargs="+", type=_bot, metavar="BOT",
-                        help="a bot file (.py) or builtin:NAME; one per seat")
-    parser.add_argument("--game", choices=[g.value for g in GameName],
-                        default=GameName.FIVE_CUCUMBERS.value, help="default: %(default)s")
-    parser.add_argument("--games", type=_positive, default=DEFAULT_GAMES,
-                        help="games to play (default: %(default)s)")
-    parser.add_argument("--seed", type=_seed, default=None,
-                        help="match seed (default: random, printed in the summary)")
-    parser.add_argument("--sandbox", choices=list(sandboxes), default=sandboxes[0],
-                        help="where bots run (default: %(default)s)")
-    parser.add_argument("--replays", type=Path, metavar="DIR",
-                        help="write one replay per game (and the bots' output) into DIR")
-    parser.add_argument("--workers", type=_positive, default=1,
-                        help="processes to spread the games over (default: 1)")
-    parser.add_argument("--per-move", type=_seconds, default=defaults.move_seconds,
-                        metavar="SECONDS", help="time per move (default: %(default)s)")
-    parser.add_argument("--bank", type=_seconds, default=defaults.bank_seconds,
-                        metavar="SECONDS",
-                        help="time bank per game for overruns (default: %(default)s)")
-    parser.add_argument("--startup", type=_seconds, default=defaults.startup_seconds,
-                        metavar="SECONDS", help="time to start a bot (default: %(default)s)")
-    parser.add_argument("--json", action="store_true",
-                        help="print exactly one JSON object on stdout")
+    parser.add_argument(
+        "bots",
+        nargs="+",
+        type=_bot,
+        metavar="BOT",
+        help="a bot file (.py) or builtin:NAME; one per seat",
+    )
+    parser.add_argument(
+        "--game",
+        choices=[g.value for g in GameName],
+        default=GameName.FIVE_CUCUMBERS.value,
+        help="default: %(default)s",
+    )
+    parser.add_argument(
+        "--games",
+        type=_positive,
+        default=DEFAULT_GAMES,
+        help="games to play (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=_seed,
+        default=None,
+        help="match seed (default: random, printed in the summary)",
+    )
+    parser.add_argument(
+        "--sandbox",
+        choices=list(sandboxes),
+        default=sandboxes[0],
+        help="where bots run (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--replays",
+        type=Path,
+        metavar="DIR",
+        help="write one replay per game (and the bots' output) into DIR",
+    )
+    parser.add_argument(
+        "--workers",
+        type=_positive,
+        default=1,
+        help="processes to spread the games over (default: 1)",
+    )
+    parser.add_argument(
+        "--per-move",
+        type=_seconds,
+        default=defaults.move_seconds,
+        metavar="SECONDS",
+        help="time per move (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--bank",
+        type=_seconds,
+        default=defaults.bank_seconds,
+        metavar="SECONDS",
+        help="time bank per game for overruns (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--startup",
+        type=_seconds,
+        default=defaults.startup_seconds,
+        metavar="SECONDS",
+        help="time to start a bot (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print exactly one JSON object on stdout"
+    )
 
 
 def run_match_command(args: argparse.Namespace) -> int:
@@ -235,8 +279,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     validate = commands.add_parser("validate", help="check that a bot loads and plays cleanly")
     validate.add_argument("bot", type=_bot, help="the bot file")
-    validate.add_argument("--game", choices=[g.value for g in GameName],
-                          default=GameName.FIVE_CUCUMBERS.value)
+    validate.add_argument(
+        "--game", choices=[g.value for g in GameName], default=GameName.FIVE_CUCUMBERS.value
+    )
     validate.add_argument("--games", type=_positive, default=3)
     validate.add_argument("--players", type=_positive, default=4)
     validate.add_argument("--seed", type=_seed, default=1)

@@ -101,6 +101,9 @@ class GameState:
         #: Rounds scored so far (the match loop watches it to send round results).
         self.rounds_finished = 0
         self._concombre = isinstance(rules, ConcombreRules)
+        self._legal: tuple[int, ...] = ()
+        self._high = 0
+        self._trick_plays: tuple[Play, ...] = ()
         self._rng = random.Random(seed)
         self._full_deck = list(rules.deck)
         self._active = [True] * num_players
@@ -114,6 +117,7 @@ class GameState:
         dealer = num_players - 1 if rules.has_dealer else None
         leader = self._next_active(dealer) if dealer is not None else 0
         self._start_round(1, dealer, leader, rules.first_hand_size)
+        self._advance()
 
     # -- queries -------------------------------------------------------------------------
 
@@ -149,7 +153,7 @@ class GameState:
         if seat != self.to_move:
             raise ValueError(f"seat {seat} is not to move")
         trick = self._trick
-        return _new_tuple(  # type: ignore[no-any-return]
+        return _new_tuple(
             View,
             (
                 self._game_name,
@@ -188,7 +192,6 @@ class GameState:
             half=tuple(r.half),
         )
 
-
     def placement(self) -> list[int]:
         """Seats, best first (``rules.md``, Placement). Only meaningful once terminal."""
         remaining = [s for s in range(self.num_players) if self._active[s]]
@@ -221,7 +224,9 @@ class GameState:
         seat = self.to_move
         if seat is None:
             raise GameOverError("the game is over")
-        recorded = Fault(seat, self._round.number, len(self._round.tricks), kind, short_detail(detail))
+        recorded = Fault(
+            seat, self._round.number, len(self._round.tricks), kind, short_detail(detail)
+        )
         self.faults.append(recorded)
         self._faulted[seat] = True
         self._advance()
@@ -282,11 +287,10 @@ class GameState:
         self._position = 0
         self._trick = _TrickRecord(leader)
         self._round.tricks.append(self._trick)
-        self._trick_plays: tuple[Play, ...] = ()
+        self._trick_plays = ()
         # 0 is below every rank, so the leader's card is always the new high card.
         self._high = 0
         self.to_move = leader
-        self._legal = legal_cards(self._hands[leader], None)
 
     def _auto_play(self, seat: int) -> None:
         card = self._hands[seat].pop(0)
@@ -301,7 +305,8 @@ class GameState:
         """Move to the next seat needing a decision, auto-playing faulted seats and closing
         tricks and rounds on the way."""
         while True:
-            if self._position == len(self._order):
+            order = self._order
+            if self._position == len(order):
                 trick = self._trick
                 trick.plays = self._trick_plays
                 self._done_tricks += (_new_tuple(Trick, (trick.leader, trick.plays, trick.winner)),)
@@ -313,13 +318,16 @@ class GameState:
                         return
                 else:
                     self._start_trick(trick.winner)
-            seat = self._order[self._position]
-            hand = self._hands[seat]
+                continue
+            seat = order[self._position]
             if self._faulted[seat]:
                 self._auto_play(seat)
                 continue
             self.to_move = seat
-            self._legal = legal_cards(hand, self._high)
+            # legal_cards() inlined: this runs for every move of every game.
+            hand = self._hands[seat]
+            i = bisect_left(hand, self._high)
+            self._legal = tuple(dict.fromkeys(hand if i == 0 else [hand[0], *hand[i:]]))
             return
 
     def _end_round(self) -> bool:

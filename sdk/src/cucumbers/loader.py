@@ -64,8 +64,10 @@ def load_module(path: Path) -> ModuleType:
     try:
         exec(code, module.__dict__)
     except SystemExit as error:
-        raise BotLoadError(f"{name} called exit({error.code!r}) while loading", FaultKind.CRASH) from None
-    except BaseException as error:  # noqa: BLE001 - any failure of the bot's own code
+        raise BotLoadError(
+            f"{name} called exit({error.code!r}) while loading", FaultKind.CRASH
+        ) from None
+    except BaseException as error:
         raise BotLoadError(
             f"{name} raised while loading: {describe_exception(error)}", FaultKind.CRASH
         ) from None
@@ -105,7 +107,7 @@ def bot_from_module(module: ModuleType) -> Bot:
             if callable(fn := vars(module).get(hook))
         }
         return FunctionBot(play, **hooks)  # type: ignore[arg-type]
-    except BaseException as error:  # noqa: BLE001 - the bot's own constructor
+    except BaseException as error:
         raise BotLoadError(
             f"{name}: creating the bot raised {describe_exception(error)}", FaultKind.CRASH
         ) from None

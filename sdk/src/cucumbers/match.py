@@ -113,15 +113,15 @@ def play_game(
     bank = [float(limits.bank_seconds)] * n
     moves = [0] * n
     think = [0.0] * n
-    for seat, client in enumerate(clients):
+    for starting_seat, client in enumerate(clients):
         client.start_game(
             GameStart(
                 game=str(rules.name),
-                seat=seat,
+                seat=starting_seat,
                 num_players=n,
                 players=names,
                 game_number=game_number,
-                bot_seed=derive_seed("bot", seed, seat),
+                bot_seed=derive_seed("bot", seed, starting_seat),
                 move_seconds=move_seconds,
                 bank_seconds=limits.bank_seconds,
             )
@@ -140,7 +140,9 @@ def play_game(
             moves[seat] += 1
             think[seat] += elapsed
             if elapsed > move_seconds and bank_overrun(bank, seat, elapsed - move_seconds):
-                state.fault(FaultKind.TIMEOUT, f"no move within {move_seconds:g} s and the time bank")
+                state.fault(
+                    FaultKind.TIMEOUT, f"no move within {move_seconds:g} s and the time bank"
+                )
             else:
                 try:
                     play(move)
@@ -153,20 +155,22 @@ def play_game(
                 other.end_round(result)
     placement = tuple(state.placement())
     scores = tuple(state.scores)
-    for seat, client in enumerate(clients):
+    for finished_seat, client in enumerate(clients):
         client.end_game(
             GameResult(
-                seat=seat,
-                place=placement.index(seat) + 1,
+                seat=finished_seat,
+                place=placement.index(finished_seat) + 1,
                 placement=placement,
                 scores=scores,
                 capped=state.capped,
             )
         )
     outputs = tuple(client.take_output() for client in clients)
-    entries = list(players) if players is not None else [
-        {"seat": s, "name": name} for s, name in enumerate(names)
-    ]
+    entries = (
+        list(players)
+        if players is not None
+        else [{"seat": s, "name": name} for s, name in enumerate(names)]
+    )
     return GameOutcome(
         game_number=game_number,
         seed=seed,

@@ -13,7 +13,7 @@ import multiprocessing
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from multiprocessing.sharedctypes import Synchronized
 from pathlib import Path
 from typing import Any
@@ -46,7 +46,7 @@ class PlayConfig:
     games: int
     seed: int
     sandbox: str = "process"
-    limits: Limits = Limits()
+    limits: Limits = field(default_factory=Limits)
     workers: int = 1
     replays: Path | None = None
 
@@ -108,7 +108,11 @@ def _play_block(
     keep = config.replays is not None
     runner = make_runner(config.sandbox, config.limits)
     for outcome in play_match(
-        config.rules, config.bots, runner, seed=config.seed, game_numbers=numbers,
+        config.rules,
+        config.bots,
+        runner,
+        seed=config.seed,
+        game_numbers=numbers,
         keep_replays=keep,
     ):
         if keep:
@@ -149,9 +153,7 @@ def blocks(games: int, workers: int) -> list[list[int]]:
     return result
 
 
-def run_play(
-    config: PlayConfig, progress: Callable[[int], None] | None = None
-) -> PlayReport:
+def run_play(config: PlayConfig, progress: Callable[[int], None] | None = None) -> PlayReport:
     """Play ``config.games`` games; ``progress(done)`` is called as games finish."""
     if config.games < 1:
         raise ValueError("games must be at least 1")
@@ -186,8 +188,10 @@ def _play_parallel(config: PlayConfig, report: Callable[[int], None]) -> list[Ga
     counter: Synchronized[int] = context.Value("i", 0)  # type: ignore[assignment]
     outcomes: list[GameOutcome] = []
     with ProcessPoolExecutor(
-        max_workers=config.workers, mp_context=context,
-        initializer=_init_worker, initargs=(counter,),
+        max_workers=config.workers,
+        mp_context=context,
+        initializer=_init_worker,
+        initargs=(counter,),
     ) as pool:
         pending: set[Future[list[GameOutcome]]] = {
             pool.submit(_worker_block, config, numbers)

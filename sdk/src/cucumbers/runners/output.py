@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from collections import deque
 
 
@@ -49,19 +50,16 @@ class OutputTail:
         return text
 
 
-class TextTail:
-    """A minimal text stream (for ``sys.stdout`` of in-process bots) over an
-    :class:`OutputTail`."""
+class TextTail(io.TextIOBase):
+    """A text stream (``sys.stdout`` of in-process bots) writing into an :class:`OutputTail`."""
 
     def __init__(self, tail: OutputTail) -> None:
+        super().__init__()
         self._tail = tail
+
+    def writable(self) -> bool:
+        return True
 
     def write(self, text: str) -> int:
         self._tail.write_bytes(str(text).encode("utf-8", errors="replace"))
         return len(text)
-
-    def flush(self) -> None:
-        pass
-
-    def isatty(self) -> bool:
-        return False
