@@ -48,9 +48,10 @@ def rig(
     same size, which becomes the round's hand size. The hands and the penalty cards together
     must fit in the deck, so a rigged position is one the real game could reach.
     """
-    rnd = state._round
     assert state.to_move is not None, "the game is over"
-    assert len(rnd.tricks) == 1 and not rnd.tricks[0].plays, "rig only at the start of a round"
+    assert state.trick_number == 1, "rig only at the start of a round"
+    assert not state.view(state.to_move).trick, "rig only at the start of a round"
+    rnd = state._round
     active = state.active
     if hands is not None:
         assert len(hands) == state.num_players
@@ -139,17 +140,25 @@ def lose_round(state: GameState, loser: int, card: int, **kwargs: Any) -> None:
     finish_round(state)
 
 
-def deal_cards(rules: GameRules, n: int) -> list[int]:
-    """A deterministic deal for rigging: seat ``s`` gets the sorted block ``s`` of a fixed
-    shuffle."""
-    deck = list(rules.deck)
-    random.Random(99).shuffle(deck)
-    return deck[: 7 * n]
-
-
 # -- random games ------------------------------------------------------------------------
 
 FAULT_KINDS = tuple(FaultKind)
+
+
+def _duck(legal: tuple[int, ...], high: int | None, rng: random.Random) -> int:
+    """The highest card that does not take the trick, else the lowest."""
+    under = [c for c in legal if high is not None and c < high]
+    return under[-1] if under else legal[0]
+
+
+#: Ways a test bot picks its card: uniformly at random, always the lowest, always the
+#: highest, or ducking under the high card.
+STYLES: dict[str, Callable[[tuple[int, ...], int | None, random.Random], int]] = {
+    "random": lambda legal, high, rng: legal[rng.randrange(len(legal))],
+    "lowest": lambda legal, high, rng: legal[0],
+    "highest": lambda legal, high, rng: legal[-1],
+    "duck": _duck,
+}
 
 
 def random_game(
@@ -159,18 +168,22 @@ def random_game(
     *,
     move_seed: int | None = None,
     fault_rate: float = 0.0,
+    mixed: bool = False,
 ) -> GameState:
     """A finished game where every decision is a random legal card (from ``move_seed``,
-    default ``seed``), and with probability ``fault_rate`` a random fault instead."""
+    default ``seed``), and with probability ``fault_rate`` a random fault instead. With
+    ``mixed``, each seat plays one of :data:`STYLES`, drawn from ``move_seed``."""
     state = GameState(rules, n, seed)
     rng = random.Random(seed if move_seed is None else move_seed)
-    while state.to_move is not None:
+    styles = [STYLES[rng.choice(sorted(STYLES))] if mixed else STYLES["random"] for _ in range(n)]
+    while (seat := state.to_move) is not None:
         if fault_rate and rng.random() < fault_rate:
             kind = FAULT_KINDS[rng.randrange(len(FAULT_KINDS))]
-            state.fault(kind, f"injected {kind} at move of seat {state.to_move}")
+            state.fault(kind, f"injected {kind} at move of seat {seat}")
         else:
             legal = state.legal()
-            state.play(legal[rng.randrange(len(legal))])
+            high = state.view(seat).high if mixed else None
+            state.play(styles[seat](legal, high, rng))
     return state
 
 

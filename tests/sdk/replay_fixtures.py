@@ -3,7 +3,7 @@
 The hand-made games are written out in full (every deal, play, winner and score worked out
 by hand from ``rules.md``), so they check the validator rather than repeat it. Tricks are
 written compactly: ``"1:3 0:6* >0"`` means seat 1 led 3, seat 0 played 6 as an auto play,
-and seat 0 won.
+and seat 0 won; the tricks of a round are separated by ``|``.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def game_round(
     dealer: int | None = None,
     leader: int,
     hands: list[list[int] | None],
-    tricks: list[str],
+    tricks: str,
     loser: int,
     card: int,
     penalty: int,
@@ -44,15 +44,17 @@ def game_round(
     eliminated: list[int] | None = None,
     half: list[int] | None = None,
 ) -> dict[str, Any]:
-    """One round in replay form, keys in the order of ``replay-format.md``."""
-    size = len(tricks)
+    """One round in replay form, keys in the order of ``replay-format.md``; ``tricks`` are
+    compact tricks separated by ``|``."""
+    written = tricks.split("|")
+    size = len(written)
     return {
         "number": number,
         "dealer": dealer,
         "leader": leader,
         "hand_size": size,
         "hands": hands,
-        "tricks": [trick(t) for t in tricks],
+        "tricks": [trick(t) for t in written],
         "loser": loser,
         "card": card,
         "penalty": penalty,
@@ -92,8 +94,10 @@ def five_cucumbers_duel() -> Replay:
         1,
         leader=0,
         hands=[[1, 4, 6, 9, 10, 12, 14], [3, 5, 6, 9, 11, 13, 15]],
-        tricks=["0:9 1:9 >1", "1:3 0:6 >0", "0:4 1:5 >1", "1:6 0:1 >1",
-                "1:11 0:10 >1", "1:13 0:14 >0", "0:12 1:15 >1"],  # fmt: skip
+        tricks=(
+            "0:9 1:9 >1 | 1:3 0:6 >0 | 0:4 1:5 >1 | 1:6 0:1 >1 | 1:11 0:10 >1 | "
+            "1:13 0:14 >0 | 0:12 1:15 >1"
+        ),
         loser=1,
         card=15,
         penalty=5,
@@ -103,8 +107,10 @@ def five_cucumbers_duel() -> Replay:
         2,
         leader=1,
         hands=[[2, 4, 6, 9, 11, 13, 14], [1, 3, 5, 8, 10, 12, 14]],
-        tricks=["1:3 0:4 >0", "0:2 1:5 >1", "1:8 0:9 >0", "0:6 1:10 >1",
-                "1:12 0:13 >0", "0:11 1:14 >1", "1:1 0:14 >0"],  # fmt: skip
+        tricks=(
+            "1:3 0:4 >0 | 0:2 1:5 >1 | 1:8 0:9 >0 | 0:6 1:10 >1 | 1:12 0:13 >0 | "
+            "0:11 1:14 >1 | 1:1 0:14 >0"
+        ),
         loser=0,
         card=14,
         penalty=8,
@@ -124,8 +130,10 @@ def concombre_half() -> Replay:
         dealer=1,
         leader=0,
         hands=[[2, 3, 5, 7, 9, 11, 13], [2, 4, 6, 8, 10, 12, 14]],
-        tricks=["0:13 1:14 >1", "1:2 0:11 >0", "0:2 1:12 >1", "1:10 0:3 >1",
-                "1:4 0:5 >0", "0:7 1:8 >1", "1:6 0:9 >0"],  # fmt: skip
+        tricks=(
+            "0:13 1:14 >1 | 1:2 0:11 >0 | 0:2 1:12 >1 | 1:10 0:3 >1 | 1:4 0:5 >0 | "
+            "0:7 1:8 >1 | 1:6 0:9 >0"
+        ),
         loser=0,
         card=9,
         penalty=9,
@@ -136,8 +144,10 @@ def concombre_half() -> Replay:
         dealer=0,
         leader=1,
         hands=[[2, 3, 4, 5, 6, 7, 8, 12, 13], [2, 3, 4, 9, 10, 11, 12, 14, 14]],
-        tricks=["1:14 0:2 >1", "1:14 0:3 >1", "1:2 0:13 >0", "0:4 1:9 >1", "1:3 0:5 >0",
-                "0:6 1:4 >0", "0:7 1:10 >1", "1:11 0:8 >1", "1:12 0:12 >0"],  # fmt: skip
+        tricks=(
+            "1:14 0:2 >1 | 1:14 0:3 >1 | 1:2 0:13 >0 | 0:4 1:9 >1 | 1:3 0:5 >0 | "
+            "0:6 1:4 >0 | 0:7 1:10 >1 | 1:11 0:8 >1 | 1:12 0:12 >0"
+        ),
         loser=0,
         card=12,
         penalty=12,
@@ -149,7 +159,8 @@ def concombre_half() -> Replay:
         dealer=1,
         leader=0,
         hands=[[2, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 14], [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]],
-        tricks=["0:2 1:2 >1"] + [f"1:{c + 1} 0:{c} >1" for c in range(2, 12)] + ["1:13 0:14 >0"],
+        tricks=" | ".join(["0:2 1:2 >1"] + [f"1:{c + 1} 0:{c} >1" for c in range(2, 12)])
+        + " | 1:13 0:14 >0",
         loser=0,
         card=14,
         penalty=14,
@@ -168,8 +179,11 @@ def five_cucumbers_fault() -> Replay:
         1,
         leader=0,
         hands=[[1, 3, 5, 7, 9, 11, 12], [2, 4, 6, 8, 10, 12, 13], [1, 2, 3, 6, 9, 10, 14]],
-        tricks=["0:3 1:4 2:14 >2", "2:10 0:11 1:12 >1", "1:2 2:2 0:5 >0", "0:9 1:10 2:1 >1",
-                "1:6* 2:9 0:12 >0", "0:7 1:8* 2:3 >1", "1:13* 2:6 0:1 >1"],  # fmt: skip
+        tricks=(
+            "0:3 1:4 2:14 >2 | 2:10 0:11 1:12 >1 | 1:2 2:2 0:5 >0 | "
+            "0:9 1:10 2:1 >1 | 1:6* 2:9 0:12 >0 | 0:7 1:8* 2:3 >1 | "
+            "1:13* 2:6 0:1 >1"
+        ),
         loser=1,
         card=13,
         penalty=8,
@@ -180,8 +194,10 @@ def five_cucumbers_fault() -> Replay:
         2,
         leader=2,
         hands=[[2, 4, 6, 8, 10, 12, 15], None, [1, 3, 5, 7, 9, 11, 13]],
-        tricks=["2:3 0:4 >0", "0:2 2:5 >2", "2:7 0:8 >0", "0:6 2:9 >2",
-                "2:11 0:12 >0", "0:10 2:13 >2", "2:1 0:15 >0"],  # fmt: skip
+        tricks=(
+            "2:3 0:4 >0 | 0:2 2:5 >2 | 2:7 0:8 >0 | 0:6 2:9 >2 | 2:11 0:12 >0 | "
+            "0:10 2:13 >2 | 2:1 0:15 >0"
+        ),
         loser=0,
         card=15,
         penalty=10,
@@ -203,8 +219,11 @@ def concombre_two_faults() -> Replay:
         dealer=2,
         leader=0,
         hands=[[3, 5, 7, 9, 11, 13, 14], [2, 2, 3, 4, 5, 6, 6], [2, 3, 4, 8, 10, 12, 14]],
-        tricks=["0:5 1:5 2:8 >2", "2:3 0:7 1:2 >0", "0:9 1:2* 2:10 >2", "2:4 0:11 1:3* >0",
-                "0:13 1:4* 2:14 >2", "2:12 0:14 1:6* >0", "0:3 1:6* 2:2 >1"],  # fmt: skip
+        tricks=(
+            "0:5 1:5 2:8 >2 | 2:3 0:7 1:2 >0 | 0:9 1:2* 2:10 >2 | "
+            "2:4 0:11 1:3* >0 | 0:13 1:4* 2:14 >2 | 2:12 0:14 1:6* >0 | "
+            "0:3 1:6* 2:2 >1"
+        ),
         loser=1,
         card=6,
         penalty=6,
@@ -215,18 +234,60 @@ def concombre_two_faults() -> Replay:
         dealer=0,
         leader=2,
         hands=[[6, 6, 8, 10, 12, 14], None, [2, 4, 6, 6, 9, 13]],
-        tricks=["2:9 0:10 >0", "0:6 2:2* >0", "0:6 2:4* >0", "0:8 2:6* >0", "0:12 2:6* >0",
-                "0:14 2:13* >0"],  # fmt: skip
+        tricks=(
+            "2:9 0:10 >0 | 0:6 2:2* >0 | 0:6 2:4* >0 | 0:8 2:6* >0 | 0:12 2:6* >0 | 0:14 2:13* >0"
+        ),
         loser=0,
         card=14,
         penalty=14,
         scores=[14, 6, 0],
     )
     faults = [
-        {"seat": 1, "round": 1, "trick": 3, "kind": "illegal_move", "detail": "played 6; legal: [2]"},
+        {"seat": 1, "round": 1, "trick": 3, "kind": "illegal_move", "detail": "played 6"},
         {"seat": 2, "round": 2, "trick": 2, "kind": "crash", "detail": "ZeroDivisionError"},
     ]
     return replay("concombre", [round1, round2], placement=[0, 2, 1], faults=faults)
+
+
+def capped_duel() -> Replay:
+    """2 players who never score after round 1, so the game stops at the 1000-round cap.
+    Round 1: seat 0 takes the last trick with a 2 (1 cucumber). Every later round: equal
+    cards, so each trick goes to the seat playing second, and the last one is won with a 1
+    over a 1, doubled to 0 cucumbers. Capped, the seat with fewer points ranks first."""
+    full = [1, 2, 3, 4, 5, 6, 7]
+    rounds = [
+        game_round(
+            1,
+            leader=0,
+            hands=[full, full],
+            tricks="0:7 1:1 >0 | 0:1 1:7 >1 | 1:6 0:6 >0 | 0:5 1:5 >1 | 1:4 0:4 >0 | "
+            "0:3 1:3 >1 | 1:2 0:2 >0",
+            loser=0,
+            card=2,
+            penalty=1,
+            scores=[1, 0],
+        )
+    ]
+    for number in range(2, 1001):
+        lead, other = number % 2, 1 - number % 2  # round 2 is led by round 1's loser
+        pairs = [(lead, other) if t % 2 == 0 else (other, lead) for t in range(7)]
+        tricks = " | ".join(f"{a}:{7 - t} {b}:{7 - t} >{b}" for t, (a, b) in enumerate(pairs))
+        rounds.append(
+            game_round(
+                number,
+                leader=lead,
+                hands=[full, full],
+                tricks=tricks,
+                loser=other,
+                card=1,
+                penalty=0,
+                doubled=True,
+                scores=[1, 0],
+            )
+        )
+    capped = replay("five-cucumbers", rounds, placement=[1, 0])
+    capped["capped"] = True
+    return capped
 
 
 HAND_MADE = {
@@ -313,16 +374,14 @@ def random_replay(seed: int, game: str, players: int, fault_rate: float = 0.0) -
         })  # fmt: skip
         if len(active) <= 1:
             break
-        nxt = [s for s in range(1, players + 1)]
         if concombre:
-            dealer = next((dealer + k) % players for k in nxt if (dealer + k) % players in active)
-            leader = next((dealer + k) % players for k in nxt if (dealer + k) % players in active)
+            dealer = _after(dealer, active, players)
+            leader = _after(dealer, active, players)
             available = len(deck) - sum(map(len, front))
             size = card if card * len(active) <= available else 7
             size = size if size * len(active) <= available else available // len(active)
         else:
-            leader = next((loser + k) % players for k in range(players)
-                          if (loser + k) % players in active)  # fmt: skip
+            leader = _after(loser, active, players, start=0)
     capped = len(active) > 1
     placement = sorted(active, key=lambda s: (scores[s], s)) + out_elim[::-1] + out_dq[::-1]
     players_json = [{"seat": s, "name": f"random{s}"} for s in range(players)]
@@ -331,6 +390,12 @@ def random_replay(seed: int, game: str, players: int, fault_rate: float = 0.0) -
         "players": players_json, "rounds": rounds, "faults": faults,
         "placement": placement, "capped": capped,
     }  # fmt: skip
+
+
+def _after(seat: int, active: list[int], players: int, start: int = 1) -> int:
+    """The first active seat clockwise from ``seat + start``."""
+    ring = ((seat + k) % players for k in range(start, players + 1))
+    return next(s for s in ring if s in active)
 
 
 def clone(r: Replay) -> Replay:

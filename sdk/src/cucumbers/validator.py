@@ -16,6 +16,7 @@ recorded step before it, so a replay passes only if every step follows the rules
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -28,6 +29,8 @@ from cucumbers.replay import REPLAY_FORMAT
 _CAP = 1000  # rules.md, Placement: the safety cap on rounds
 _MAX_DETAIL = 500  # replay-format.md, faults[].detail
 _KINDS = sorted(k.value for k in FaultKind)
+_JSON_TYPES = {bool: "boolean", int: "integer", float: "number", str: "string", list: "array",
+               dict: "object"}  # fmt: skip
 _FC_CUCUMBERS = (0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 4, 4, 4, 5)  # by penalty card (index)
 
 
@@ -41,13 +44,8 @@ class _Game:
     concombre: bool
 
 
-_GAMES = {
-    g.name: g
-    for g in (
-        _Game(GameName.FIVE_CUCUMBERS.value, 2, 6, 1, 15, False),
-        _Game(GameName.CONCOMBRE.value, 2, 7, 2, 14, True),
-    )
-}
+_FC, _CC = GameName.FIVE_CUCUMBERS.value, GameName.CONCOMBRE.value
+_GAMES = {_FC: _Game(_FC, 2, 6, 1, 15, False), _CC: _Game(_CC, 2, 7, 2, 14, True)}
 
 
 class ReplayInvalid(ValueError):
@@ -91,7 +89,7 @@ def check_replay(replay: Mapping[str, Any]) -> list[str]:
         return [f"a replay is a JSON object, got {_show(replay)}"]
     problems: list[str] = []
     if replay.get("format") != REPLAY_FORMAT:
-        problems.append(f"format is {_show(replay.get('format'))}, expected {REPLAY_FORMAT!r}")
+        problems.append(f"format is {_show(replay.get('format'))}, expected {_json(REPLAY_FORMAT)}")
     shape: list[str] = []
     game = _check_shape(replay, shape)
     if game is not None and not shape:
@@ -99,13 +97,27 @@ def check_replay(replay: Mapping[str, Any]) -> list[str]:
     return problems + shape
 
 
+def _json(value: object) -> str:
+    """``value`` spelled as in the replay's JSON (``true``, ``null``), as messages quote it."""
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
 def _show(value: object) -> str:
-    text = repr(value)
+    """A wrong value for a message: its JSON type and a short spelling of it."""
+    text = _json(value)
     text = text if len(text) <= 40 else text[:37] + "..."
-    return text if value is None else f"{type(value).__name__} {text}"
+    kind = _JSON_TYPES.get(type(value))
+    return f"{kind} {text}" if kind else text
 
 
 _Check = Callable[[str, Any], object]  # checks the value at a place named by the str
+# Each key of a round, and the _Shape method that checks its value.
+_ROUND_SCHEMA = """number:count dealer:maybe_seat leader:seat hand_size:count hands:hands
+    tricks:tricks loser:seat card:card penalty:count doubled:boolean scores:scores
+    eliminated:seats half:seats"""
 
 
 def _int(value: object) -> bool:
@@ -128,16 +140,9 @@ def _check_shape(replay: Mapping[str, Any], out: list[str]) -> _Game | None:
         out.append(f"players: {game.name} is played by {limits} players, got {got}")
     else:
         shape = _Shape(out, len(players), game)
-        top = {
-            "seed": shape.integer,
-            "engine": shape.string,
-            "players": shape.players,
-            "rounds": shape.rounds,
-            "faults": shape.faults,
-            "placement": shape.seats,
-            "capped": shape.boolean,
-        }
-        shape.keys("replay", replay, top)
+        top = "seed:integer engine:string players:players rounds:rounds faults:faults"
+        top += " placement:seats capped:boolean"
+        shape.keys("replay", replay, shape.schema(top))
         return game
     return None
 
@@ -147,43 +152,24 @@ class _Shape:
 
     def __init__(self, out: list[str], n: int, game: _Game) -> None:
         self.out, self.n, self.low, self.high, self.name = out, n, game.low, game.high, game.name
-        self.round_keys: dict[str, _Check] = {
-            "number": self.count,
-            "dealer": self.maybe_seat,
-            "leader": self.seat,
-            "hand_size": self.count,
-            "hands": self.hands,
-            "tricks": self.tricks,
-            "loser": self.seat,
-            "card": self.card,
-            "penalty": self.count,
-            "doubled": self.boolean,
-            "scores": self.scores,
-            "eliminated": self.seats,
-            "half": self.seats,
-        }
-        self.fault_keys: dict[str, _Check] = {
-            "seat": self.seat,
-            "round": self.integer,
-            "trick": self.integer,
-            "kind": self.kind,
-            "detail": self.detail,
-        }
-        self.trick_keys: dict[str, _Check] = {
-            "leader": self.seat,
-            "plays": self.plays,
-            "winner": self.seat,
-        }
+        self.round_keys = self.schema(_ROUND_SCHEMA)
+        self.trick_keys = self.schema("leader:seat plays:plays winner:seat")
+        self.fault_keys = self.schema(
+            "seat:seat round:integer trick:integer kind:kind detail:detail"
+        )
+
+    def schema(self, text: str) -> dict[str, _Check]:
+        """``"key:check ..."`` as a mapping from each key to the method checking its value."""
+        return {k: getattr(self, c) for k, c in (pair.split(":") for pair in text.split())}
 
     def need(self, ok: bool, where: str, what: str, value: object) -> bool:
         if not ok:
             self.out.append(f"{where} must be {what}, got {_show(value)}")
         return ok
 
-    def keys(self, where: str, value: object, checks: Mapping[str, _Check]) -> None:
+    def keys(self, where: str, value: Any, checks: Mapping[str, _Check]) -> None:
         if not self.need(isinstance(value, dict), where, "an object", value):
             return
-        assert isinstance(value, dict)
         missing = [key for key in checks if key not in value]
         if missing:
             self.out.append(f"{where}: missing keys: {', '.join(missing)}")
@@ -220,9 +206,8 @@ class _Shape:
         ok = isinstance(v, str) and len(v) <= _MAX_DETAIL
         return self.need(ok, where, f"a string of at most {_MAX_DETAIL} characters", v)
 
-    def listing(self, where: str, v: object, item: Callable[[str, Any], object]) -> None:
+    def listing(self, where: str, v: Any, item: _Check) -> None:
         if self.need(isinstance(v, list), where, "a list", v):
-            assert isinstance(v, list)
             for i, x in enumerate(v):
                 item(f"{where}[{i}]", x)
 
@@ -235,9 +220,8 @@ class _Shape:
             if self.need(ok, f"players[{i}]", f"an object with seat {i}", p):
                 self.string(f"players[{i}]: name", p.get("name"))
 
-    def rounds(self, where: str, v: object) -> None:
+    def rounds(self, where: str, v: Any) -> None:
         if self.need(isinstance(v, list) and len(v) > 0, where, "a non-empty list", v):
-            assert isinstance(v, list)
             for number, rnd in enumerate(v, 1):
                 self.keys(f"round {number}", rnd, self.round_keys)
 
@@ -248,36 +232,45 @@ class _Shape:
         ok = isinstance(v, list) and len(v) == self.n and all(_int(s) for s in v)
         self.need(ok, where, f"a list of {self.n} integers", v)
 
-    def hands(self, where: str, v: object) -> None:
+    def hands(self, where: str, v: Any) -> None:
         what = f"a list of {self.n} hands (a list of cards, or null for a seat not in play)"
         if self.need(isinstance(v, list) and len(v) == self.n, where, what, v):
-            assert isinstance(v, list)
             low, high = self.low, self.high
             for seat, hand in enumerate(v):
-                if hand is None or (
-                    isinstance(hand, list) and all(_int(c) and low <= c <= high for c in hand)
+                if hand is None or (  # the common case, checked fast
+                    type(hand) is list
+                    and all(type(c) is int for c in hand)
+                    and (not hand or (low <= min(hand) and max(hand) <= high))
                 ):
-                    continue  # the common case, checked fast
+                    continue
                 self.listing(f"{where}[{seat}]", hand, self.card)
 
-    def tricks(self, where: str, v: object) -> None:
-        where = where.replace(": tricks", " trick")
+    def tricks(self, where: str, v: Any) -> None:
         if self.need(isinstance(v, list), where, "a list", v):
-            assert isinstance(v, list)
+            n, where = self.n, where.replace(": tricks", " trick")
             for t, trick in enumerate(v, 1):
-                self.keys(f"{where} {t}", trick, self.trick_keys)
+                if (  # the common case, checked fast
+                    type(trick) is dict
+                    and type(lead := trick.get("leader")) is int
+                    and 0 <= lead < n
+                    and type(win := trick.get("winner")) is int
+                    and 0 <= win < n
+                    and "plays" in trick
+                ):
+                    self.plays(f"{where} {t}: plays", trick["plays"])
+                else:
+                    self.keys(f"{where} {t}", trick, self.trick_keys)
 
-    def plays(self, where: str, v: object) -> None:
+    def plays(self, where: str, v: Any) -> None:
         if not self.need(isinstance(v, list) and len(v) > 0, where, "a non-empty list", v):
             return
-        assert isinstance(v, list)
         n, low, high = self.n, self.low, self.high
         for i, play in enumerate(v, 1):
             if (  # the common case, checked fast
                 type(play) is dict
-                and _int(seat := play.get("seat"))
+                and type(seat := play.get("seat")) is int
                 and 0 <= seat < n
-                and _int(card := play.get("card"))
+                and type(card := play.get("card")) is int
                 and low <= card <= high
                 and type(play.get("auto", False)) is bool
             ):
@@ -310,7 +303,7 @@ class _Checker:
 
     def expect(self, where: str, what: str, got: object, want: object, why: str = "") -> None:
         if got != want:
-            self.out.append(f"{where}: {what} is {got}, expected {want}{why}")
+            self.out.append(f"{where}: {what} is {_json(got)}, expected {_json(want)}{why}")
 
     def run(self) -> None:
         self.check_faults()
@@ -431,23 +424,31 @@ class _Checker:
         tricks = rnd["tricks"]
         self.expect(f"round {number}", "the number of tricks", len(tricks), size)
         auto_from = {s: t for s, (r, t) in self.fault_at.items() if r == number}
-        lead, result = rnd["leader"], (-1, 0, [])  # no trick: matches no recorded loser
+        lead: int = rnd["leader"]
+        result: tuple[int, int, list[int]] = (-1, 0, [])  # -1: no trick at all
         for t, trick in enumerate(tricks[:size], 1):
             where = f"round {number} trick {t}"
             why = " (the round's leader)" if t == 1 else " (the last trick's winner)"
             self.expect(where, "leader", trick["leader"], lead, why)
             # Seats play clockwise from the leader, skipping seats no longer in the game.
-            start = trick["leader"] if trick["leader"] in self.active else self.next_active(lead)
+            start = trick["leader"]
+            start = start if start in self.active else self.next_active(start)
             i = self.active.index(start)
             order = self.active[i:] + self.active[:i]
-            seats = [p["seat"] for p in trick["plays"]]
+            plays = trick["plays"]
+            seats = [p["seat"] for p in plays]
             self.expect(where, "the order of play", seats, order, " (clockwise from the leader)")
             high, best, cards = 0, -1, []
-            for play in trick["plays"]:
+            for play in plays:
                 seat, card = play["seat"], play["card"]
-                if seat in hands:
+                hand = hands.get(seat)
+                if hand is not None:
                     auto = t >= auto_from.get(seat, size + 1)
-                    self.play(where, seat, card, high, hands[seat], auto, play.get("auto", False))
+                    marked = play.get("auto", False)
+                    if auto or marked or card not in hand or (card < high and card != hand[0]):
+                        self.play(where, seat, card, high, hand, auto, marked)
+                    else:  # the common case: an ordinary legal play
+                        hand.remove(card)
                 if card >= high:  # ties go to the card played last
                     high, best = card, seat
                 cards.append(card)
@@ -461,6 +462,7 @@ class _Checker:
     def play(
         self, where: str, seat: int, card: int, high: int, hand: list[int], auto: bool, marked: bool
     ) -> None:
+        """Check one play against the seat's remaining ``hand``; take the card from it."""
         lowest = hand[0] if hand else None
         if auto and not marked:
             self.out.append(f"{where}: seat {seat} has faulted, so its play must be marked auto")
@@ -484,18 +486,18 @@ class _Checker:
         self, where: str, number: int, rnd: dict[str, Any], loser: int, card: int, last: list[int]
     ) -> None:
         concombre = self.game.concombre
-        self.expect(where, "loser", rnd["loser"], loser, " (the last trick's winner)")
-        self.expect(where, "card", rnd["card"], card, " (the last trick's winning card)")
-        doubled = not concombre and 1 in last
-        penalty = card if concombre else _FC_CUCUMBERS[card] * (2 if doubled else 1)
-        why = " (doubled: a 1 was played in the last trick)" if doubled else ""
-        self.expect(where, "penalty", rnd["penalty"], penalty, why)
-        self.expect(where, "doubled", rnd["doubled"], doubled)
         # Disqualified at the end of the round, in the order of ``faults``: decision (a).
         out = [s for s in self.fault_order if self.fault_at[s][0] == number and s in self.active]
         scores = list(self.scores)
         eliminated, half = [], []
         if loser >= 0:  # -1 when the round has no tricks (already reported)
+            self.expect(where, "loser", rnd["loser"], loser, " (the last trick's winner)")
+            self.expect(where, "card", rnd["card"], card, " (the last trick's winning card)")
+            doubled = not concombre and 1 in last
+            penalty = card if concombre else _FC_CUCUMBERS[card] * (2 if doubled else 1)
+            why = " (doubled: a 1 was played in the last trick)" if doubled else ""
+            self.expect(where, "penalty", rnd["penalty"], penalty, why)
+            self.expect(where, "doubled", rnd["doubled"], doubled)
             scores[loser] += penalty
             if concombre:
                 self.front[loser].append(card)
