@@ -1,0 +1,1 @@
+"""The Docker sandbox: untrusted bots, each in its own locked-down container."""

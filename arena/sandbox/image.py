@@ -1,0 +1,181 @@
+"""The sandbox image: built once from ``deploy/sandbox/`` and reused while its inputs are
+unchanged.
+
+Inputs are the Dockerfile, the SDK package copied into the image and the base image's name;
+their SHA-256 is stored as an image label, so ``ensure_image`` rebuilds exactly when one of
+them changed. The base is a slim Python image where a registry is reachable, else one made
+from Debian's packages by ``deploy/sandbox/build-offline-base.sh`` (no registry needed).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+import cucumbers
+import docker
+from docker.errors import APIError, DockerException, ImageNotFound
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+RECIPE = REPO_ROOT / "deploy" / "sandbox"
+SDK_PACKAGE = Path(cucumbers.__file__).resolve().parent
+
+IMAGE_NAME = "cucumbers-sandbox"
+REGISTRY_BASE = "python:3.12-slim"
+OFFLINE_BASE = "cucumbers-sandbox-base:bookworm"
+INPUTS_LABEL = "org.cucumbers.sandbox.inputs"
+#: A pull that gets no answer in this time counts as "no registry".
+PULL_TIMEOUT_SECONDS = 60
+
+
+class ImageError(Exception):
+    """The sandbox image could not be found or built; the message says why."""
+
+
+class BaseChoice(StrEnum):
+    """Where the image's base comes from."""
+
+    AUTO = "auto"  # a base already here, else try the registry, else build offline
+    REGISTRY = "registry"  # python:3.12-slim from a registry
+    OFFLINE = "offline"  # Debian's packages through debootstrap
+
+
+def image_tag() -> str:
+    """The image's tag: the SDK version it carries."""
+    return f"{IMAGE_NAME}:{cucumbers.__version__}"
+
+
+@dataclass(frozen=True, slots=True)
+class ImageReport:
+    """What :func:`ensure_image` did."""
+
+    tag: str
+    base: str
+    built: bool
+    seconds: float
+
+
+def _package_files() -> list[Path]:
+    return sorted(
+        path
+        for path in SDK_PACKAGE.rglob("*")
+        if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc"
+    )
+
+
+def inputs_digest(base: str) -> str:
+    """SHA-256 over everything the image is built from."""
+    digest = hashlib.sha256()
+    digest.update(f"base={base}\n".encode())
+    digest.update((RECIPE / "Dockerfile").read_bytes())
+    for path in _package_files():
+        digest.update(f"\n{path.relative_to(SDK_PACKAGE)}\n".encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _has_image(client: docker.DockerClient, name: str) -> bool:
+    try:
+        client.images.get(name)
+    except ImageNotFound:
+        return False
+    return True
+
+
+def _pull(name: str) -> bool:
+    try:
+        result = subprocess.run(
+            ["docker", "pull", "--quiet", name],
+            capture_output=True,
+            timeout=PULL_TIMEOUT_SECONDS,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return result.returncode == 0
+
+
+def _build_offline_base() -> None:
+    script = RECIPE / "build-offline-base.sh"
+    result = subprocess.run(
+        ["bash", str(script), OFFLINE_BASE], capture_output=True, text=True, check=False
+    )
+    if result.returncode != 0:
+        raise ImageError(f"building the offline base failed: {result.stderr.strip()[-1000:]}")
+
+
+def choose_base(client: docker.DockerClient, choice: BaseChoice) -> str:
+    """The base image to build on, obtaining it if needed."""
+    if choice is BaseChoice.REGISTRY:
+        if not (_has_image(client, REGISTRY_BASE) or _pull(REGISTRY_BASE)):
+            raise ImageError(f"cannot pull {REGISTRY_BASE}: no registry reachable?")
+        return REGISTRY_BASE
+    if choice is BaseChoice.OFFLINE:
+        if not _has_image(client, OFFLINE_BASE):
+            _build_offline_base()
+        return OFFLINE_BASE
+    for name in (REGISTRY_BASE, OFFLINE_BASE):
+        if _has_image(client, name):
+            return name
+    if _pull(REGISTRY_BASE):
+        return REGISTRY_BASE
+    _build_offline_base()
+    return OFFLINE_BASE
+
+
+BASE_LABEL = "org.cucumbers.sandbox.base"
+_BASE_OF_CHOICE = {BaseChoice.REGISTRY: REGISTRY_BASE, BaseChoice.OFFLINE: OFFLINE_BASE}
+
+
+def up_to_date_base(client: docker.DockerClient) -> str | None:
+    """The base of the existing image when that image is up to date with its inputs."""
+    try:
+        labels = client.images.get(image_tag()).labels or {}
+    except ImageNotFound:
+        return None
+    base = labels.get(BASE_LABEL)
+    if base and labels.get(INPUTS_LABEL) == inputs_digest(base):
+        return base
+    return None
+
+
+def ensure_image(
+    choice: BaseChoice = BaseChoice.AUTO,
+    *,
+    force: bool = False,
+    client: docker.DockerClient | None = None,
+) -> ImageReport:
+    """Build the sandbox image unless an up-to-date one exists (on the requested base).
+    Raises :class:`ImageError`."""
+    started = time.monotonic()
+    try:
+        client = client or docker.from_env()
+        existing = None if force else up_to_date_base(client)
+        if existing and _BASE_OF_CHOICE.get(choice, existing) == existing:
+            return ImageReport(image_tag(), existing, False, time.monotonic() - started)
+        base = choose_base(client, choice)
+        with tempfile.TemporaryDirectory(prefix="cucumbers-image-") as context:
+            shutil.copy(RECIPE / "Dockerfile", Path(context) / "Dockerfile")
+            shutil.copytree(
+                SDK_PACKAGE,
+                Path(context) / "cucumbers",
+                ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
+            )
+            client.images.build(
+                path=context,
+                tag=image_tag(),
+                buildargs={"BASE": base},
+                labels={INPUTS_LABEL: inputs_digest(base), BASE_LABEL: base},
+                rm=True,
+                forcerm=True,
+                pull=False,
+            )
+    except (DockerException, APIError) as error:
+        raise ImageError(f"building {image_tag()} failed: {error}") from error
+    return ImageReport(image_tag(), base, True, time.monotonic() - started)
