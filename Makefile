@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test lint format bench clean
+.PHONY: install test lint sandbox format bench clean
 
 install: $(STAMP)
 
@@ -17,19 +17,26 @@ $(STAMP): pyproject.toml sdk/pyproject.toml
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy --strict sdk/src/cucumbers
+	$(BIN)/mypy --strict sdk/src/cucumbers arena
 	$(BIN)/mypy benchmarks
 
-test: lint
+# The sandbox tests need a Docker engine and the sandbox image: start or install the engine
+# (Debian, root), then build the image unless an up-to-date one exists.
+sandbox: install
+	deploy/ensure-docker.sh
+	$(BIN)/python -m arena image
+
+test: lint sandbox
 	$(BIN)/pytest
 
 format: install
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-bench: install
+bench: sandbox
 	$(BIN)/python benchmarks/engine.py
 	$(BIN)/python benchmarks/process_runner.py
+	$(BIN)/python benchmarks/docker_sandbox.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

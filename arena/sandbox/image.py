@@ -18,9 +18,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-import cucumbers
 import docker
 from docker.errors import APIError, DockerException, ImageNotFound
+
+import cucumbers
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 RECIPE = REPO_ROOT / "deploy" / "sandbox"
@@ -136,7 +137,7 @@ _BASE_OF_CHOICE = {BaseChoice.REGISTRY: REGISTRY_BASE, BaseChoice.OFFLINE: OFFLI
 def up_to_date_base(client: docker.DockerClient) -> str | None:
     """The base of the existing image when that image is up to date with its inputs."""
     try:
-        labels = client.images.get(image_tag()).labels or {}
+        labels: dict[str, str] = client.images.get(image_tag()).labels or {}
     except ImageNotFound:
         return None
     base = labels.get(BASE_LABEL)

@@ -185,7 +185,7 @@ def run_play(config: PlayConfig, progress: Callable[[int], None] | None = None) 
 def _play_parallel(config: PlayConfig, report: Callable[[int], None]) -> list[GameOutcome]:
     # fork: workers inherit the runner registry (the arena registers ``docker`` at import).
     context = multiprocessing.get_context("fork")
-    counter: Synchronized[int] = context.Value("i", 0)  # type: ignore[assignment]
+    counter: Synchronized[int] = context.Value("i", 0)
     outcomes: list[GameOutcome] = []
     with ProcessPoolExecutor(
         max_workers=config.workers,

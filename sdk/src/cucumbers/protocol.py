@@ -48,7 +48,7 @@ MAX_CARD_TEXT = 200
 MAX_CARD_BITS = 4096
 
 #: A card as it travels: the JSON scalars the engine can be given.
-Card: TypeAlias = None | bool | int | float | str
+Card: TypeAlias = bool | int | float | str | None
 
 
 class ProtocolError(ValueError):
@@ -134,8 +134,9 @@ class Unencodable:
     repr: str
 
     def describe(self, legal: tuple[int, ...]) -> str:
-        """The ``illegal_move`` detail, worded as the engine words it."""
-        return f"returned {self.repr} ({self.type}), not an int; legal: {list(legal)}"
+        """The ``illegal_move`` detail, worded (and cut) as the engine words it."""
+        shown = self.repr if len(self.repr) <= 40 else self.repr[:37] + "..."
+        return f"returned {shown} ({self.type}), not an int; legal: {list(legal)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,35 +172,38 @@ def encode(message: RunnerMessage | HostMessage) -> bytes:
     """One line (with its newline) for ``message``."""
     match message:
         case StartGame(game):
-            return _dump({"type": "start_game", "game": game.to_json()})
+            return _dump({"type": MessageType.START_GAME, "game": game.to_json()})
         case MoveRequest(id, view):
-            return _dump({"type": "move", "id": id, "view": view.to_json()})
+            return _dump({"type": MessageType.MOVE, "id": id, "view": view.to_json()})
         case EndRound(result):
-            return _dump({"type": "end_round", "result": result.to_json()})
+            return _dump({"type": MessageType.END_ROUND, "result": result.to_json()})
         case EndGame(result):
-            return _dump({"type": "end_game", "result": result.to_json()})
+            return _dump({"type": MessageType.END_GAME, "result": result.to_json()})
         case Quit():
-            return _dump({"type": "quit"})
+            return _dump({"type": MessageType.QUIT})
         case Ready(protocol):
-            return _dump({"type": "ready", "protocol": protocol})
+            return _dump({"type": MessageType.READY, "protocol": protocol})
         case LoadError(kind, detail):
-            return _dump({"type": "load_error", "kind": kind.value, "detail": detail})
+            return _dump({"type": MessageType.LOAD_ERROR, "kind": kind.value, "detail": detail})
         case MoveReply(id, card, None):
-            return _dump({"type": "move", "id": id, "card": card})
+            return _dump({"type": MessageType.MOVE, "id": id, "card": card})
         case MoveReply(id, _, Unencodable(name, shown)):
-            return _dump({"type": "move", "id": id, "unencodable": {"type": name, "repr": shown}})
+            return _dump(
+                {"type": MessageType.MOVE, "id": id, "unencodable": {"type": name, "repr": shown}}
+            )
         case MoveFault(id, kind, detail):
-            return _dump({"type": "fault", "id": id, "kind": kind.value, "detail": detail})
+            return _dump(
+                {"type": MessageType.FAULT, "id": id, "kind": kind.value, "detail": detail}
+            )
     raise TypeError(f"not a protocol message: {message!r}")
 
 
 def _short_repr(value: object) -> str:
     try:
-        text = repr(value)
-    except BaseException:  # noqa: BLE001 - a bot's __repr__ may do anything
+        # str.__str__: a plain str even if the bot's __repr__ returned a str subclass.
+        text = str.__str__(repr(value))
+    except BaseException:  # a bot's __repr__ may do anything
         text = f"<unprintable {_type_name(value)}>"
-    if not isinstance(text, str):  # repr() enforces this, but a str subclass may lie
-        text = "<unprintable>"
     return text if len(text) <= MAX_CARD_TEXT else text[: MAX_CARD_TEXT - 3] + "..."
 
 
@@ -215,13 +219,16 @@ def move_reply(id: int, value: object) -> MoveReply:
     else is described, so the runner can reject it without ever seeing the object.
     """
     kind = type(value)
-    if value is None or kind is bool:
-        return MoveReply(id, value)  # type: ignore[arg-type]
+    if value is None:
+        return MoveReply(id, None)
+    if kind is bool:
+        return MoveReply(id, value is True)
     if kind is int:
         assert isinstance(value, int)
         if value.bit_length() <= MAX_CARD_BITS:
             return MoveReply(id, value)
-        return MoveReply(id, unencodable=Unencodable("int", f"<an int of {value.bit_length()} bits>"))
+        shown = f"<an int of {value.bit_length()} bits>"
+        return MoveReply(id, unencodable=Unencodable("int", shown))
     if kind is float:
         assert isinstance(value, float)
         if value == value and value not in (float("inf"), float("-inf")):
@@ -279,7 +286,7 @@ def decode_host_message(line: bytes) -> HostMessage:
     exactly one of the host's messages."""
     data = _load(line)
     kind = data.get("type")
-    if kind == "move":
+    if kind == MessageType.MOVE:
         if "unencodable" in data:
             id, described = _fields(data, "id", "unencodable")
             if not isinstance(described, dict) or set(described) != {"type", "repr"}:
@@ -291,15 +298,15 @@ def decode_host_message(line: bytes) -> HostMessage:
         if card is not None and type(card) not in (bool, int, float, str):
             _fail("card must be a JSON scalar")
         return MoveReply(_int(id, "id"), card)
-    if kind == "fault":
+    if kind == MessageType.FAULT:
         id, fault, detail = _fields(data, "id", "kind", "detail")
         if fault != FaultKind.CRASH.value:
             _fail("a fault from the host must be of kind crash")
         return MoveFault(_int(id, "id"), FaultKind.CRASH, _str(detail, "detail"))
-    if kind == "ready":
+    if kind == MessageType.READY:
         (protocol,) = _fields(data, "protocol")
         return Ready(_int(protocol, "protocol"))
-    if kind == "load_error":
+    if kind == MessageType.LOAD_ERROR:
         fault, detail = _fields(data, "kind", "detail")
         if fault not in (FaultKind.ERROR.value, FaultKind.CRASH.value):
             _fail("a load error must be of kind error or crash")
@@ -312,19 +319,19 @@ def decode_runner_message(line: bytes) -> RunnerMessage:
     data = _load(line)
     kind = data.get("type")
     try:
-        if kind == "move":
+        if kind == MessageType.MOVE:
             id, view = _fields(data, "id", "view")
             return MoveRequest(_int(id, "id"), View.from_json(view))
-        if kind == "start_game":
+        if kind == MessageType.START_GAME:
             (game,) = _fields(data, "game")
             return StartGame(GameStart.from_json(game))
-        if kind == "end_round":
+        if kind == MessageType.END_ROUND:
             (result,) = _fields(data, "result")
             return EndRound(RoundResult.from_json(result))
-        if kind == "end_game":
+        if kind == MessageType.END_GAME:
             (result,) = _fields(data, "result")
             return EndGame(GameResult.from_json(result))
-        if kind == "quit":
+        if kind == MessageType.QUIT:
             _fields(data)
             return Quit()
     except (KeyError, TypeError, ValueError) as error:

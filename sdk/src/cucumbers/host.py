@@ -1,0 +1,196 @@
+"""The bot host: ``python -m cucumbers.host BOT_FILE`` runs one bot behind the line protocol
+of :mod:`cucumbers.protocol` on its stdin and stdout.
+
+The process runner starts one host per bot, and the arena's Docker sandbox runs this same
+module in a container. The host moves the protocol off file descriptors 0 and 1 before any
+bot code runs: fd 0 becomes ``/dev/null`` and fd 1 a copy of fd 2, so whatever the bot
+prints (``print``, ``sys.stdout``, ``os.write(1, ...)``, its subprocesses) ends up on stderr,
+which the runner captures apart from the protocol. The protocol descriptors are
+close-on-exec, so no subprocess of the bot inherits them.
+
+A bot's exception (``SystemExit`` included) becomes a ``fault`` message for the move it
+concerns, never the end of the host. The host exits on ``quit``, at the end of its input,
+after a ``load_error``, and on a malformed message from the runner (status 2).
+"""
+
+from __future__ import annotations
+
+import faulthandler
+import io
+import os
+import sys
+from collections.abc import Callable, Sequence
+from contextlib import suppress
+from typing import BinaryIO, TypeVar
+
+from .bot import Bot
+from .faults import FaultKind
+from .loader import BotLoadError, describe_exception, load_bot
+from .protocol import (
+    MAX_LINE_BYTES,
+    EndRound,
+    HostMessage,
+    LoadError,
+    MoveFault,
+    MoveRequest,
+    ProtocolError,
+    Quit,
+    Ready,
+    StartGame,
+    decode_runner_message,
+    encode,
+    move_reply,
+)
+
+#: Longest exception description sent back; the runner cuts it further.
+MAX_DETAIL_CHARS = 2000
+
+T = TypeVar("T")
+
+USAGE = "usage: python -m cucumbers.host BOT_FILE  (or builtin:NAME)"
+
+
+class Channel:
+    """The host's end of the protocol, on descriptors of its own."""
+
+    def __init__(self, reader: BinaryIO, out_fd: int) -> None:
+        self._reader = reader
+        self._out = out_fd
+
+    @classmethod
+    def take_over_stdio(cls) -> Channel:
+        """Move the protocol off fds 0 and 1 and point those where a bot's output belongs."""
+        protocol_in = os.dup(0)
+        protocol_out = os.dup(1)
+        # os.dup already makes them non-inheritable (PEP 446); made explicit because no
+        # subprocess of the bot may ever hold the protocol.
+        os.set_inheritable(protocol_in, False)
+        os.set_inheritable(protocol_out, False)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        os.dup2(2, 1)
+        # Unbuffered text streams, as under ``python -u``: a bot's last words before a crash
+        # are already on stderr.
+        sys.stdin = io.TextIOWrapper(
+            io.FileIO(0, "r", closefd=False), encoding="utf-8", errors="replace"
+        )
+        sys.stdout = io.TextIOWrapper(
+            io.FileIO(1, "w", closefd=False),
+            encoding="utf-8",
+            errors="backslashreplace",
+            write_through=True,
+        )
+        return cls(os.fdopen(protocol_in, "rb"), protocol_out)
+
+    def send(self, message: HostMessage) -> None:
+        """Write one message (blocking: the runner always reads)."""
+        data = memoryview(encode(message))
+        while data:
+            written = os.write(self._out, data)
+            data = data[written:]
+
+    def receive(self) -> bytes:
+        """The next line from the runner; ``b""`` at the end of input."""
+        line = self._reader.readline(MAX_LINE_BYTES + 1)
+        if len(line) > MAX_LINE_BYTES:
+            raise ProtocolError(f"line longer than {MAX_LINE_BYTES} bytes")
+        return line
+
+
+def _describe(error: BaseException) -> str:
+    try:
+        text = describe_exception(error)
+    except BaseException:  # the exception's own __str__ is bot code
+        text = type(error).__name__
+    return text[:MAX_DETAIL_CHARS]
+
+
+def _call_hook(function: Callable[[T], object], argument: T) -> str | None:
+    """Run a hook; the description of what it raised, or None."""
+    try:
+        function(argument)
+    except BaseException as error:  # any failure of the bot's code is a fault
+        return _describe(error)
+    return None
+
+
+def serve(channel: Channel, bot: Bot) -> int:
+    """Answer the runner's messages until ``quit`` or the end of input; the exit status."""
+    hook_error: str | None = None
+    while line := channel.receive():
+        message = decode_runner_message(line)
+        if isinstance(message, MoveRequest):
+            if hook_error is not None:
+                channel.send(MoveFault(message.id, FaultKind.CRASH, hook_error))
+                hook_error = None
+                continue
+            try:
+                value = bot.play(message.view)
+            except BaseException as error:  # SystemExit included
+                channel.send(MoveFault(message.id, FaultKind.CRASH, _describe(error)))
+                continue
+            channel.send(move_reply(message.id, value))
+        elif isinstance(message, Quit):
+            break
+        else:
+            if isinstance(message, StartGame):
+                # As in the in-process runner: a new game forgets a late hook error.
+                hook_error = None
+                raised = _call_hook(bot.start_game, message.game)
+            elif isinstance(message, EndRound):
+                raised = _call_hook(bot.end_round, message.result)
+            else:
+                raised = _call_hook(bot.end_game, message.result)
+            if hook_error is None:
+                hook_error = raised
+    return 0
+
+
+def run(source: str) -> int:
+    """Take over stdio, load the bot from ``source`` and serve it; the exit status."""
+    channel = Channel.take_over_stdio()
+    try:
+        bot = load_bot(source)
+    except BotLoadError as error:
+        channel.send(LoadError(error.kind, str(error)[:MAX_DETAIL_CHARS]))
+        return 0
+    except BaseException as error:  # whatever the loader let through
+        channel.send(LoadError(FaultKind.CRASH, _describe(error)))
+        return 0
+    channel.send(Ready())
+    try:
+        return serve(channel, bot)
+    except ProtocolError as error:
+        print(f"cucumbers.host: bad message from the runner: {error}", file=sys.stderr)
+        return 2
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The ``python -m cucumbers.host`` entry point."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) != 1:
+        print(USAGE, file=sys.stderr)
+        return 2
+    # A segfault in a bot's C extension leaves a traceback in its output.
+    faulthandler.enable()
+    try:
+        return run(args[0])
+    except (BrokenPipeError, ConnectionResetError):
+        return 0  # the runner went away; nobody is listening
+    except OSError as error:
+        print(f"cucumbers.host: {error}", file=sys.stderr)
+        return 1
+
+
+def _exit(status: int) -> None:
+    for stream in (sys.stdout, sys.stderr):
+        with suppress(BaseException):  # the bot may have replaced the stream
+            stream.flush()
+    # os._exit: neither the bot's non-daemon threads nor its atexit handlers may keep the
+    # host alive (or running bot code) after the runner said quit.
+    os._exit(status)
+
+
+if __name__ == "__main__":
+    _exit(main())

@@ -1,0 +1,379 @@
+"""One bot host subprocess seen from the process runner: how it is started (limits,
+environment, private directory), its protocol pipes read and written without ever blocking,
+its stderr drained into an :class:`~cucumbers.runners.output.OutputTail`, and its clean-up.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import select
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from contextlib import suppress
+from pathlib import Path
+
+from ..protocol import (
+    MAX_LINE_BYTES,
+    HostMessage,
+    ProtocolError,
+    Quit,
+    RunnerMessage,
+    decode_host_message,
+    encode,
+)
+from . import reaper
+from .base import Limits
+from .drain import OutputDrain
+from .output import OutputTail
+
+#: The directory that holds the ``cucumbers`` package: the host's ``PYTHONPATH``, so the
+#: host runs from this very SDK, installed or not.
+PACKAGE_PARENT = str(Path(__file__).resolve().parent.parent.parent)
+#: How much one read call takes from the protocol pipe before looking at the clock again.
+READ_BUDGET = 1024 * 1024
+#: Without a pidfd, how often a wait looks whether the host has exited.
+POLL_SLICE = 0.05
+
+# Hosts alive in this process, by pid, with their environment marker: a runner's final
+# sweep for orphans must spare the processes of other runners' bots.
+_LIVE_HOSTS: dict[int, bytes] = {}
+os.register_at_fork(after_in_child=_LIVE_HOSTS.clear)
+
+
+class ChannelClosed(Exception):
+    """The host closed its end of the protocol, or exited."""
+
+
+class ChannelTimeout(Exception):
+    """No complete message arrived before the deadline."""
+
+
+def belongs_to_live_host(info: reaper.ProcInfo) -> bool:
+    """Whether ``info`` is a live host of this process or one of its bot's processes."""
+    live = dict(_LIVE_HOSTS)
+    if info.pid in live or info.pgid in live or info.sid in live:
+        return True
+    return any(reaper.has_environ_entry(info.pid, marker) for marker in live.values())
+
+
+def host_environment(home: str) -> dict[str, str]:
+    """The host's whole environment: nothing leaks from ours (tokens, keys, paths)."""
+    return {
+        "PATH": "/usr/bin:/bin",
+        "HOME": home,
+        "TMPDIR": home,
+        "LANG": "C.UTF-8",
+        "PYTHONPATH": PACKAGE_PARENT,
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONHASHSEED": "0",
+    }
+
+
+def host_command(source: str) -> list[str]:
+    """The command that runs a host for ``source`` (a file path or ``builtin:NAME``)."""
+    if not source.startswith("builtin:"):
+        source = os.path.abspath(source)  # the host runs in its own directory
+    # -u: unbuffered, so output is in the pipe before the answer that follows it;
+    # -P: the host's working directory (the bot's) is not put on sys.path.
+    return [sys.executable, "-u", "-P", "-m", "cucumbers.host", source]
+
+
+def resource_limits(limits: Limits) -> list[tuple[int, tuple[int, int]]]:
+    """``setrlimit`` arguments for a host, lowered to our own hard limits where those are
+    lower (an unprivileged process cannot raise them, and the spawn would fail)."""
+    wanted = [
+        # The hard CPU limit one second later: SIGXCPU first, then SIGKILL if ignored.
+        (resource.RLIMIT_CPU, limits.cpu_seconds, limits.cpu_seconds + 1),
+        (resource.RLIMIT_AS, limits.memory_bytes, limits.memory_bytes),
+        (resource.RLIMIT_NPROC, limits.processes, limits.processes),
+        (resource.RLIMIT_FSIZE, limits.file_bytes, limits.file_bytes),
+        (resource.RLIMIT_CORE, 0, 0),
+    ]
+    result = []
+    for which, soft, hard in wanted:
+        ceiling = resource.getrlimit(which)[1]
+        if ceiling != resource.RLIM_INFINITY:
+            hard = min(hard, ceiling)
+            soft = min(soft, hard)
+        result.append((which, (soft, hard)))
+    return result
+
+
+def _child_setup(limits: list[tuple[int, tuple[int, int]]]) -> Callable[[], None]:
+    # Runs in the forked child before exec: only a few system calls, nothing that locks.
+    setrlimit = resource.setrlimit
+
+    def setup() -> None:
+        for which, values in limits:
+            setrlimit(which, values)
+
+    return setup
+
+
+def describe_exit(code: int, status: int) -> str:
+    """``exited with status 3`` or ``was killed by signal SIGSEGV`` (from ``waitid``)."""
+    if code == os.CLD_EXITED:
+        return f"exited with status {status}"
+    try:
+        name = signal.Signals(status).name
+    except ValueError:
+        name = str(status)
+    hint = {"SIGXCPU": " (CPU time limit)", "SIGXFSZ": " (file size limit)"}.get(name, "")
+    return f"was killed by signal {name}{hint}"
+
+
+def remove_tree(path: str) -> None:
+    """Remove ``path`` even where the bot took away permissions. Never raises."""
+
+    def retry(_function: object, failed: str, _error: object) -> None:
+        with suppress(OSError):
+            os.chmod(os.path.dirname(failed), 0o700)
+            os.chmod(failed, 0o700, follow_symlinks=False)
+        with suppress(OSError):
+            if os.path.isdir(failed) and not os.path.islink(failed):
+                shutil.rmtree(failed, ignore_errors=True)
+            else:
+                os.unlink(failed)
+
+    with suppress(Exception):
+        shutil.rmtree(path, onerror=retry)
+
+
+class HostProcess:
+    """A started host: ``python -m cucumbers.host SOURCE`` in a new session, with resource
+    limits, a scrubbed environment and a private directory. Raises ``OSError`` or
+    ``subprocess.SubprocessError`` when it cannot be started."""
+
+    def __init__(self, source: str, limits: Limits, tail: OutputTail, lock: threading.Lock):
+        self.home = tempfile.mkdtemp(prefix="cucumbers-bot-")
+        #: ``HOME=...`` in the environment of the host and everything it starts.
+        self.marker = b"HOME=" + os.fsencode(self.home)
+        self.started = time.monotonic()
+        try:
+            self._proc = subprocess.Popen(
+                host_command(source),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                bufsize=0,
+                cwd=self.home,
+                env=host_environment(self.home),
+                start_new_session=True,
+                preexec_fn=_child_setup(resource_limits(limits)),
+            )
+        except BaseException:
+            remove_tree(self.home)
+            raise
+        self.pid = self._proc.pid
+        _LIVE_HOSTS[self.pid] = self.marker
+        try:
+            self._setup(tail, lock)
+        except BaseException:
+            self._closed = True
+            with suppress(Exception):
+                reaper.kill_bot_processes(self.pid, self.marker)
+                self._proc.wait(timeout=2)
+            _LIVE_HOSTS.pop(self.pid, None)
+            remove_tree(self.home)
+            raise
+
+    def _setup(self, tail: OutputTail, lock: threading.Lock) -> None:
+        assert self._proc.stdin and self._proc.stdout and self._proc.stderr
+        self._in_fd = self._proc.stdin.fileno()
+        self._out_fd = self._proc.stdout.fileno()
+        os.set_blocking(self._in_fd, False)
+        os.set_blocking(self._out_fd, False)
+        self._drain = OutputDrain(self._proc.stderr.fileno(), tail, lock)
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(self._out_fd, selectors.EVENT_READ)
+        # A pidfd (Linux >= 5.3) turns readable when the host ends, even while a process
+        # it forked keeps the protocol pipe open; without one, waits look every POLL_SLICE.
+        self._pidfd: int | None = None
+        with suppress(OSError, AttributeError):
+            pidfd = os.pidfd_open(self.pid)
+            self._selector.register(pidfd, selectors.EVENT_READ)
+            self._pidfd = pidfd
+        self._incoming = bytearray()
+        self._outgoing = bytearray()
+        self._watching_writes = False
+        self._eof = False
+        self._exited = False
+        #: A write failed: the host closed its input or died.
+        self.broken = False
+        self._known: dict[int, int] = {}
+        self._quit_sent = False
+        self._closed = False
+
+    # -- writing -------------------------------------------------------------------------
+
+    def send(self, message: RunnerMessage) -> None:
+        """Queue ``message`` and write what the pipe takes now. Never blocks or raises: a
+        failed write sets :attr:`broken`, and the next read reports the closed channel."""
+        if self.broken or self._closed:
+            return
+        self._outgoing += encode(message)
+        self._flush()
+
+    def _flush(self) -> None:
+        while self._outgoing and not self.broken:
+            try:
+                written = os.write(self._in_fd, self._outgoing)
+            except BlockingIOError:
+                return
+            except OSError:
+                self.broken = True
+                self._outgoing.clear()
+                return
+            del self._outgoing[:written]
+
+    def _watch_writes(self) -> None:
+        wanted = bool(self._outgoing) and not self.broken
+        if wanted != self._watching_writes:
+            if wanted:
+                self._selector.register(self._in_fd, selectors.EVENT_WRITE)
+            else:
+                self._selector.unregister(self._in_fd)
+            self._watching_writes = wanted
+
+    # -- reading -------------------------------------------------------------------------
+
+    def next_message(self, deadline: float) -> HostMessage:
+        """The next message from the host, waiting until ``deadline`` (``time.monotonic``).
+        Raises :class:`ChannelTimeout`, :class:`ChannelClosed` or ``ProtocolError``."""
+        timed_out = False
+        while True:
+            line = self._next_line()
+            if line is not None:
+                return decode_host_message(line)
+            if self._eof or self._exited or self.broken:
+                raise ChannelClosed
+            if timed_out:
+                raise ChannelTimeout
+            self._flush()
+            self._watch_writes()
+            wait = max(0.0, deadline - time.monotonic())
+            if self._pidfd is None:
+                wait = min(wait, POLL_SLICE)
+            for key, _ in self._selector.select(wait):
+                if key.fd == self._out_fd:
+                    self._read()
+                elif key.fd == self._in_fd:
+                    self._flush()
+                else:
+                    self._exited = True
+            if self._pidfd is None and self.exit_status() is not None:
+                self._exited = True
+            if self._exited:
+                self._read()  # what it wrote before it died
+            timed_out = time.monotonic() >= deadline
+
+    def _read(self) -> None:
+        taken = 0
+        while taken < READ_BUDGET:
+            try:
+                data = os.read(self._out_fd, 65536)
+            except BlockingIOError:
+                return
+            except OSError:
+                data = b""
+            if not data:
+                self._eof = True
+                return
+            self._incoming += data
+            taken += len(data)
+
+    def _next_line(self) -> bytes | None:
+        end = self._incoming.find(b"\n")
+        if end < 0:
+            if len(self._incoming) > MAX_LINE_BYTES:
+                raise ProtocolError(f"a line longer than {MAX_LINE_BYTES} bytes")
+            return None
+        if end >= MAX_LINE_BYTES:
+            raise ProtocolError(f"a line longer than {MAX_LINE_BYTES} bytes")
+        line = bytes(self._incoming[: end + 1])
+        del self._incoming[: end + 1]
+        return line
+
+    def drain_output(self) -> None:
+        """Take into the output tail what the bot printed until now."""
+        self._drain.drain()
+
+    # -- exit ----------------------------------------------------------------------------
+
+    def exit_status(self) -> str | None:
+        """How the host ended (it stays unreaped), or None while it runs."""
+        try:
+            result = os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:
+            return "exited" if self._proc.returncode is not None else None
+        if result is None:
+            return None
+        return describe_exit(result.si_code, result.si_status)
+
+    def wait_exit(self, timeout: float) -> str | None:
+        """:meth:`exit_status`, after waiting up to ``timeout`` seconds for the host to end."""
+        deadline = time.monotonic() + timeout
+        while (status := self.exit_status()) is None and (left := deadline - time.monotonic()) > 0:
+            if self._pidfd is not None:
+                select.select([self._pidfd], [], [], left)  # readable once the host ends
+            else:
+                time.sleep(min(left, 0.005))
+        return status
+
+    def request_quit(self) -> None:
+        """Note the host's descendants (they are orphaned once it exits), then ask it to
+        quit. Never raises."""
+        if self._closed or self._quit_sent:
+            return
+        self._quit_sent = True
+        with suppress(Exception):
+            table = reaper.process_table()
+            below = reaper.descendants(table, [self.pid])
+            self._known = {pid: table[pid].start for pid in below if pid in table}
+        self.send(Quit())
+        # Closing stdin is the end of input for the host, should the quit not fit in the pipe;
+        # -1 makes any later write fail instead of reaching a file that reuses the number.
+        self._in_fd = -1
+        with suppress(Exception):
+            assert self._proc.stdin is not None
+            self._proc.stdin.close()
+
+    def close(self, grace: float) -> None:
+        """Stop the host and everything it started, after ``grace`` seconds for it to exit
+        by itself; reap it, stop the output drain, remove its directory. Never raises."""
+        if self._closed:
+            return
+        self._closed = True
+        with suppress(Exception):
+            if grace > 0:
+                self.wait_exit(grace)
+        with suppress(Exception):
+            reaper.kill_bot_processes(self.pid, self.marker, self._known)
+        with suppress(Exception):
+            self._proc.wait(timeout=2)
+        _LIVE_HOSTS.pop(self.pid, None)
+        drained = False
+        with suppress(Exception):
+            drained = self._drain.stop(timeout=1)
+        for stream in (self._proc.stdin, self._proc.stdout):
+            with suppress(Exception):
+                if stream is not None:
+                    stream.close()
+        if drained:  # never close a descriptor a live thread may still read
+            with suppress(Exception):
+                assert self._proc.stderr is not None
+                self._proc.stderr.close()
+        with suppress(Exception):
+            self._selector.close()
+        if self._pidfd is not None:
+            with suppress(OSError):
+                os.close(self._pidfd)
+        remove_tree(self.home)

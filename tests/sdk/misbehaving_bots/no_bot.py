@@ -1,0 +1,3 @@
+"""Defines no bot at all."""
+
+ANSWER = 42

@@ -1,0 +1,5 @@
+"""Raises in play()."""
+
+
+def play(view):
+    raise ValueError("no idea what to play")

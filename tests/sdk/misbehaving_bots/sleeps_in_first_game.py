@@ -1,0 +1,23 @@
+"""Sleeps through its moves in game 1 (a timeout), then plays normally. Prints its pid and how many
+games this bot object has seen."""
+
+import os
+import time
+
+from cucumbers import Bot
+
+
+class FailsInFirstGame(Bot):
+    def __init__(self):
+        self.games = 0
+        self.game_number = 0
+
+    def start_game(self, game):
+        self.games += 1
+        self.game_number = game.game_number
+        print(f"PID {os.getpid()} GAMES {self.games}")
+
+    def play(self, view):
+        if self.game_number == 1:
+            time.sleep(1000)
+        return view.legal[0]

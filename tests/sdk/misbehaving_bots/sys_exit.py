@@ -1,0 +1,7 @@
+"""Calls sys.exit(3) in play()."""
+
+import sys
+
+
+def play(view):
+    sys.exit(3)
