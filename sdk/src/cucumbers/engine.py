@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import random
 from bisect import bisect_left
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from . import __version__
@@ -25,6 +27,11 @@ from .replay import REPLAY_FORMAT
 from .view import Play, RoundResult, Trick, View
 
 _new_tuple = tuple.__new__  # builds a View without NamedTuple's keyword handling (hot path)
+
+
+@cache
+def _full_deck(rules: GameRules) -> tuple[int, ...]:
+    return rules.deck
 
 
 class IllegalMoveError(ValueError):
@@ -105,7 +112,7 @@ class GameState:
         self._high = 0
         self._trick_plays: tuple[Play, ...] = ()
         self._rng = random.Random(seed)
-        self._full_deck = list(rules.deck)
+        self._full_deck = _full_deck(rules)
         self._active = [True] * num_players
         self._eliminated: list[int] = []
         self._disqualified: list[int] = []
@@ -244,13 +251,13 @@ class GameState:
 
     def _start_round(self, number: int, dealer: int | None, leader: int, hand_size: int) -> None:
         active = [s for s in range(self.num_players) if self._active[s]]
+        deck: Sequence[int] = self._full_deck
         if self._concombre:
-            deck = list(self._full_deck)
+            remaining = list(deck)
             for cards in self._penalty_cards:
                 for card in cards:
-                    deck.remove(card)
-        else:
-            deck = self._full_deck
+                    remaining.remove(card)
+            deck = remaining
         dealt = self._rng.sample(deck, hand_size * len(active))
         hands: list[list[int] | None] = [None] * self.num_players
         for i, seat in enumerate(active):
