@@ -14,7 +14,10 @@ from collections.abc import Sequence
 
 from cucumbers.cli import add_match_arguments, run_match_command
 
+from .sandbox.errors import SandboxError
 from .sandbox.image import BaseChoice, ImageError, ensure_image
+from .sandbox.reaper import reap_containers
+from .sandbox.runner import register
 
 
 def cmd_image(args: argparse.Namespace) -> int:
@@ -33,9 +36,11 @@ def cmd_match(args: argparse.Namespace) -> int:
 
 
 def cmd_reap(args: argparse.Namespace) -> int:
-    from .sandbox.reaper import reap_containers
-
-    removed = reap_containers(everything=args.all)
+    try:
+        removed = reap_containers(everything=args.all)
+    except SandboxError as error:
+        print(f"arena: error: {error}", file=sys.stderr)
+        return 1
     print(f"removed {len(removed)} container(s)")
     return 0
 
@@ -60,8 +65,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from .sandbox.runner import register
-
     register()
     args = build_parser().parse_args(argv)
     return int(args.run(args))

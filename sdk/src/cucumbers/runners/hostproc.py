@@ -1,24 +1,26 @@
-"""One bot host subprocess seen from the process runner: how it is started (limits,
-environment, private directory), its protocol pipes read and written without ever blocking,
-its stderr drained into an :class:`~cucumbers.runners.output.OutputTail`, and its clean-up.
+"""One bot host subprocess seen from a runner: its protocol pipes read and written without
+ever blocking, its stderr drained into an :class:`~cucumbers.runners.output.OutputTail`, and
+its clean-up.
+
+:class:`HostProcess` starts whatever a :class:`Launch` describes and leaves to subclasses
+how everything the host started is stopped: :class:`~cucumbers.runners.local.LocalHost` is
+the process runner's host; the arena's Docker sandbox launches ``docker run -i`` the same
+way and removes the container instead.
 """
 
 from __future__ import annotations
 
 import os
-import resource
 import select
 import selectors
 import shutil
 import signal
 import subprocess
-import sys
-import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
-from pathlib import Path
+from dataclasses import dataclass
 
 from ..protocol import (
     MAX_LINE_BYTES,
@@ -29,23 +31,13 @@ from ..protocol import (
     decode_host_message,
     encode,
 )
-from . import reaper
-from .base import Limits
 from .drain import OutputDrain
 from .output import OutputTail
 
-#: The directory that holds the ``cucumbers`` package: the host's ``PYTHONPATH``, so the
-#: host runs from this very SDK, installed or not.
-PACKAGE_PARENT = str(Path(__file__).resolve().parent.parent.parent)
 #: How much one read call takes from the protocol pipe before looking at the clock again.
 READ_BUDGET = 1024 * 1024
 #: Without a pidfd, how often a wait looks whether the host has exited.
 POLL_SLICE = 0.05
-
-# Hosts alive in this process, by pid, with their environment marker: a runner's final
-# sweep for orphans must spare the processes of other runners' bots.
-_LIVE_HOSTS: dict[int, bytes] = {}
-os.register_at_fork(after_in_child=_LIVE_HOSTS.clear)
 
 
 class ChannelClosed(Exception):
@@ -54,68 +46,6 @@ class ChannelClosed(Exception):
 
 class ChannelTimeout(Exception):
     """No complete message arrived before the deadline."""
-
-
-def belongs_to_live_host(info: reaper.ProcInfo) -> bool:
-    """Whether ``info`` is a live host of this process or one of its bot's processes."""
-    live = dict(_LIVE_HOSTS)
-    if info.pid in live or info.pgid in live or info.sid in live:
-        return True
-    return any(reaper.has_environ_entry(info.pid, marker) for marker in live.values())
-
-
-def host_environment(home: str) -> dict[str, str]:
-    """The host's whole environment: nothing leaks from ours (tokens, keys, paths)."""
-    return {
-        "PATH": "/usr/bin:/bin",
-        "HOME": home,
-        "TMPDIR": home,
-        "LANG": "C.UTF-8",
-        "PYTHONPATH": PACKAGE_PARENT,
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "PYTHONHASHSEED": "0",
-    }
-
-
-def host_command(source: str) -> list[str]:
-    """The command that runs a host for ``source`` (a file path or ``builtin:NAME``)."""
-    if not source.startswith("builtin:"):
-        source = os.path.abspath(source)  # the host runs in its own directory
-    # -u: unbuffered, so output is in the pipe before the answer that follows it;
-    # -P: the host's working directory (the bot's) is not put on sys.path.
-    return [sys.executable, "-u", "-P", "-m", "cucumbers.host", source]
-
-
-def resource_limits(limits: Limits) -> list[tuple[int, tuple[int, int]]]:
-    """``setrlimit`` arguments for a host, lowered to our own hard limits where those are
-    lower (an unprivileged process cannot raise them, and the spawn would fail)."""
-    wanted = [
-        # The hard CPU limit one second later: SIGXCPU first, then SIGKILL if ignored.
-        (resource.RLIMIT_CPU, limits.cpu_seconds, limits.cpu_seconds + 1),
-        (resource.RLIMIT_AS, limits.memory_bytes, limits.memory_bytes),
-        (resource.RLIMIT_NPROC, limits.processes, limits.processes),
-        (resource.RLIMIT_FSIZE, limits.file_bytes, limits.file_bytes),
-        (resource.RLIMIT_CORE, 0, 0),
-    ]
-    result = []
-    for which, soft, hard in wanted:
-        ceiling = resource.getrlimit(which)[1]
-        if ceiling != resource.RLIM_INFINITY:
-            hard = min(hard, ceiling)
-            soft = min(soft, hard)
-        result.append((which, (soft, hard)))
-    return result
-
-
-def _child_setup(limits: list[tuple[int, tuple[int, int]]]) -> Callable[[], None]:
-    # Runs in the forked child before exec: only a few system calls, nothing that locks.
-    setrlimit = resource.setrlimit
-
-    def setup() -> None:
-        for which, values in limits:
-            setrlimit(which, values)
-
-    return setup
 
 
 def describe_exit(code: int, status: int) -> str:
@@ -147,43 +77,82 @@ def remove_tree(path: str) -> None:
         shutil.rmtree(path, onerror=retry)
 
 
-class HostProcess:
-    """A started host: ``python -m cucumbers.host SOURCE`` in a new session, with resource
-    limits, a scrubbed environment and a private directory. Raises ``OSError`` or
-    ``subprocess.SubprocessError`` when it cannot be started."""
+@dataclass(frozen=True, slots=True)
+class Launch:
+    """How to start one host subprocess.
 
-    def __init__(self, source: str, limits: Limits, tail: OutputTail, lock: threading.Lock):
-        self.home = tempfile.mkdtemp(prefix="cucumbers-bot-")
-        #: ``HOME=...`` in the environment of the host and everything it starts.
-        self.marker = b"HOME=" + os.fsencode(self.home)
+    Attributes:
+        argv: the command line.
+        env: the subprocess's whole environment (nothing is inherited).
+        cwd: its working directory (default: ours).
+        preexec: run in the forked child before ``exec`` (e.g. ``setrlimit`` calls only).
+    """
+
+    argv: Sequence[str]
+    env: Mapping[str, str]
+    cwd: str | None = None
+    preexec: Callable[[], None] | None = None
+
+
+class HostProcess:
+    """A started host: ``launch`` in a new session, speaking the protocol on its stdin and
+    stdout, its stderr drained into ``tail``. Raises ``OSError`` or
+    ``subprocess.SubprocessError`` when it cannot be started.
+
+    Subclasses say what else starting and stopping involves through the hooks
+    :meth:`_on_started`, :meth:`_before_quit`, :meth:`_kill`, :meth:`_release` and
+    :meth:`describe_exit`; the base class only knows its own child process.
+    """
+
+    def __init__(self, launch: Launch, tail: OutputTail, lock: threading.Lock) -> None:
+        self.pid = 0
         self.started = time.monotonic()
         try:
             self._proc = subprocess.Popen(
-                host_command(source),
+                list(launch.argv),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 bufsize=0,
-                cwd=self.home,
-                env=host_environment(self.home),
+                cwd=launch.cwd,
+                env=dict(launch.env),
                 start_new_session=True,
-                preexec_fn=_child_setup(resource_limits(limits)),
+                preexec_fn=launch.preexec,
             )
         except BaseException:
-            remove_tree(self.home)
+            self._release()
             raise
         self.pid = self._proc.pid
-        _LIVE_HOSTS[self.pid] = self.marker
+        self._on_started()
         try:
             self._setup(tail, lock)
         except BaseException:
             self._closed = True
             with suppress(Exception):
-                reaper.kill_bot_processes(self.pid, self.marker)
+                self._kill()
                 self._proc.wait(timeout=2)
-            _LIVE_HOSTS.pop(self.pid, None)
-            remove_tree(self.home)
+            self._release()
             raise
+
+    # -- hooks ---------------------------------------------------------------------------
+
+    def _on_started(self) -> None:
+        """The host runs (:attr:`pid` is set)."""
+
+    def _before_quit(self) -> None:
+        """The host is about to be asked to quit (it may exit at once). May raise."""
+
+    def _kill(self) -> None:
+        """Stop the host and everything it started, now. May raise (the caller suppresses)."""
+        self._proc.kill()
+
+    def _release(self) -> None:
+        """Free what the launch set up; runs last, also when the start failed (then
+        :attr:`pid` is 0). Must not raise."""
+
+    def describe_exit(self, code: int, status: int) -> str:
+        """How the host ended, from ``waitid``'s ``si_code`` and ``si_status``."""
+        return describe_exit(code, status)
 
     def _setup(self, tail: OutputTail, lock: threading.Lock) -> None:
         assert self._proc.stdin and self._proc.stdout and self._proc.stderr
@@ -208,7 +177,6 @@ class HostProcess:
         self._exited = False
         #: A write failed: the host closed its input or died.
         self.broken = False
-        self._known: dict[int, int] = {}
         self._quit_sent = False
         self._closed = False
 
@@ -316,7 +284,7 @@ class HostProcess:
             return "exited" if self._proc.returncode is not None else None
         if result is None:
             return None
-        return describe_exit(result.si_code, result.si_status)
+        return self.describe_exit(result.si_code, result.si_status)
 
     def wait_exit(self, timeout: float) -> str | None:
         """:meth:`exit_status`, after waiting up to ``timeout`` seconds for the host to end."""
@@ -329,15 +297,12 @@ class HostProcess:
         return status
 
     def request_quit(self) -> None:
-        """Note the host's descendants (they are orphaned once it exits), then ask it to
-        quit. Never raises."""
+        """Ask the host to quit (after the :meth:`_before_quit` hook). Never raises."""
         if self._closed or self._quit_sent:
             return
         self._quit_sent = True
         with suppress(Exception):
-            table = reaper.process_table()
-            below = reaper.descendants(table, [self.pid])
-            self._known = {pid: table[pid].start for pid in below if pid in table}
+            self._before_quit()
         self.send(Quit())
         # Closing stdin is the end of input for the host, should the quit not fit in the pipe;
         # -1 makes any later write fail instead of reaching a file that reuses the number.
@@ -356,10 +321,9 @@ class HostProcess:
             if grace > 0:
                 self.wait_exit(grace)
         with suppress(Exception):
-            reaper.kill_bot_processes(self.pid, self.marker, self._known)
+            self._kill()
         with suppress(Exception):
             self._proc.wait(timeout=2)
-        _LIVE_HOSTS.pop(self.pid, None)
         drained = False
         with suppress(Exception):
             drained = self._drain.stop(timeout=1)
@@ -376,4 +340,4 @@ class HostProcess:
         if self._pidfd is not None:
             with suppress(OSError):
                 os.close(self._pidfd)
-        remove_tree(self.home)
+        self._release()

@@ -2,7 +2,7 @@
 
 Each bot runs in its own session with resource limits, a scrubbed environment and a private
 temporary directory (its ``HOME``, ``TMPDIR`` and working directory); see
-:mod:`cucumbers.runners.hostproc`. The runner speaks :mod:`cucumbers.protocol` over the
+:mod:`cucumbers.runners.local`. The runner speaks :mod:`cucumbers.protocol` over the
 host's stdin and stdout and keeps the tail of its stderr, where the host sends everything
 the bot prints.
 
@@ -50,7 +50,8 @@ from ..protocol import (
 from ..view import GameResult, GameStart, RoundResult, View
 from . import reaper
 from .base import BotClient, BotSpec, Limits, Runner
-from .hostproc import ChannelClosed, ChannelTimeout, HostProcess, belongs_to_live_host
+from .hostproc import ChannelClosed, ChannelTimeout, HostProcess
+from .local import LocalHost, belongs_to_live_host
 from .output import OutputTail
 
 #: Seconds a host gets to exit by itself after ``quit``, and a dead host to show its end.
@@ -59,7 +60,11 @@ EXIT_GRACE = 0.2
 
 class ProcessClient(BotClient):
     """A bot in a host subprocess. Starting it does not wait for it: :meth:`wait_ready`
-    does (the runner starts every bot first, then waits for all)."""
+    does (the runner starts every bot first, then waits for all). Subclasses run the host
+    elsewhere by overriding :meth:`_new_host`."""
+
+    #: Seconds a host gets to exit by itself after ``quit``, and a dead host to show its end.
+    exit_grace: float = EXIT_GRACE
 
     def __init__(self, spec: BotSpec, limits: Limits) -> None:
         self.spec = spec
@@ -75,9 +80,13 @@ class ProcessClient(BotClient):
 
     def _spawn(self) -> None:
         try:
-            self._host = HostProcess(self.spec.source, self._limits, self._tail, self._lock)
+            self._host = self._new_host()
         except Exception as error:  # OSError, SubprocessError, no thread: the seat's loss
             self._load_fault = BotFault(FaultKind.ERROR, f"cannot start the bot host: {error}")
+
+    def _new_host(self) -> HostProcess:
+        """Start a host for this bot (raises ``OSError`` or ``SubprocessError``)."""
+        return LocalHost(self.spec.source, self._limits, self._tail, self._lock)
 
     def wait_ready(self) -> None:
         """Wait for the host's ``ready``, at most ``startup_seconds`` after it was started;
@@ -111,7 +120,7 @@ class ProcessClient(BotClient):
         self._stop()
 
     def _closed_fault(self, host: HostProcess, when: str) -> BotFault:
-        status = host.wait_exit(EXIT_GRACE)
+        status = host.wait_exit(self.exit_grace)
         if status is None:
             return BotFault(FaultKind.PROTOCOL, f"the bot closed the protocol channel{when}")
         return BotFault(FaultKind.CRASH, f"the bot's process {status}{when}")
@@ -197,7 +206,7 @@ class ProcessClient(BotClient):
         self._ready = False
         if host is not None:
             host.request_quit()
-            host.close(grace=EXIT_GRACE)
+            host.close(grace=self.exit_grace)
 
 
 class ProcessRunner(Runner):

@@ -1,0 +1,152 @@
+"""The ``docker`` runner: every bot of a match in a locked-down container of its own.
+
+It is the process runner with another host: a :class:`DockerClient` is a
+:class:`~cucumbers.runners.process.ProcessClient` whose host subprocess is
+``docker run -i`` (:mod:`arena.sandbox.container`), so time limits (start-up, per move and
+bank), protocol checks, output capture, faults and restarts are exactly the process
+runner's. One container per bot lives for the whole series; the containers of a match start
+in parallel (the runner starts every ``docker run`` first, then waits for each bot).
+
+Faults besides the process runner's, all ``error`` for the seats concerned, never an
+exception out of the runner: no Docker engine, no sandbox image, a ``docker run`` that the
+engine refused, a bot file that cannot be copied.
+
+Clean-up: at :meth:`DockerRunner.close` every host is asked to quit, each container is
+removed (by force after ``stop_grace_seconds``) and a last sweep removes any container still
+labelled with this match. A timeout or a protocol fault removes that bot's container at
+once; the bot is restarted in a new container at its next game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import suppress
+
+import docker
+from docker.errors import DockerException, ImageNotFound
+
+from cucumbers.faults import BotFault, FaultKind
+from cucumbers.runners import register_runner
+from cucumbers.runners.base import BotClient, BotSpec, Limits, Runner
+from cucumbers.runners.hostproc import HostProcess
+from cucumbers.runners.process import ProcessClient
+
+from . import labels
+from .container import DockerHost, Seat, engine_client, remove_container
+from .settings import SandboxSettings
+
+
+class DockerClient(ProcessClient):
+    """A bot whose host runs in a container. ``unavailable`` is why the sandbox cannot run
+    it at all (no engine, no image): then every move of the bot is that ``error`` fault."""
+
+    def __init__(
+        self, spec: BotSpec, limits: Limits, seat: Seat | None, unavailable: str | None
+    ) -> None:
+        self._seat = seat
+        self._unavailable = unavailable
+        if seat is not None:
+            # A container's PID 1 is gone some time before --rm lets its client exit.
+            self.exit_grace = seat.settings.stop_grace_seconds
+        super().__init__(spec, limits)
+
+    def _spawn(self) -> None:
+        if self._unavailable is not None:
+            self._load_fault = BotFault(FaultKind.ERROR, self._unavailable)
+            return
+        super()._spawn()
+
+    def _new_host(self) -> HostProcess:
+        assert self._seat is not None
+        return DockerHost(self.spec.source, self._seat, self._tail, self._lock)
+
+    def _closed_fault(self, host: HostProcess, when: str) -> BotFault:
+        fault = super()._closed_fault(host, when)
+        # Before ready, docker's own failure status means the engine refused the container
+        # (after ready it can only be the bot's exit status).
+        if isinstance(host, DockerHost) and not self._ready and host.docker_failed():
+            detail = f"the sandbox could not start the bot: {host.docker_error()}"
+            return BotFault(FaultKind.ERROR, detail)
+        return fault
+
+
+class DockerRunner(Runner):
+    """``--sandbox docker``: one container per bot per match, started in parallel.
+
+    ``settings`` default to :meth:`SandboxSettings.from_env`; ``match_id`` (default: a
+    random one) names and labels the containers.
+    """
+
+    name = "docker"
+
+    def __init__(
+        self,
+        limits: Limits | None = None,
+        settings: SandboxSettings | None = None,
+        match_id: str | None = None,
+    ) -> None:
+        super().__init__(limits)
+        self.settings = settings or SandboxSettings.from_env()
+        self.match_id = match_id or labels.new_match_id()
+        self._engine: docker.DockerClient | None = None
+        self._seats = 0
+
+    def _connect(self) -> str | None:
+        """Reach the engine and find the image; why the sandbox cannot run, or None."""
+        try:
+            if self._engine is None:
+                self._engine = engine_client()
+            self._engine.api.inspect_image(self.settings.image)
+        except ImageNotFound:
+            return (
+                f"the sandbox image {self.settings.image} is missing"
+                " (build it with: python -m arena image)"
+            )
+        except (DockerException, OSError) as error:
+            return f"the Docker engine cannot be reached: {error}"
+        return None
+
+    def _start(self, specs: Sequence[BotSpec]) -> list[BotClient]:
+        unavailable = self._connect()
+        runner = labels.RunnerIdentity.current()
+        clients: list[DockerClient] = []
+        try:
+            for spec in specs:
+                seat = None
+                if self._engine is not None:
+                    seat = Seat(self._engine, self.settings, self.match_id, self._seats, runner)
+                self._seats += 1
+                clients.append(DockerClient(spec, self.limits, seat, unavailable))
+            for client in clients:
+                client.wait_ready()
+        except BaseException:
+            for client in clients:
+                client.close()
+            raise
+        return list(clients)
+
+    def close(self) -> None:
+        """Ask every host to quit, remove every container (by force once its grace is
+        over), then any container still labelled with this match. Never raises."""
+        clients, self._clients = self._clients, []
+        for client in clients:
+            if isinstance(client, DockerClient):
+                with suppress(Exception):
+                    client.request_quit()
+        for client in clients:
+            with suppress(Exception):
+                client.close()
+        if self._engine is not None:
+            self._sweep(self._engine)
+
+    def _sweep(self, engine: docker.DockerClient) -> None:
+        runner = labels.RunnerIdentity.current()
+        wanted = [f"{labels.MATCH}={self.match_id}", f"{labels.RUNNER_PID}={runner.pid}"]
+        with suppress(Exception):  # clean-up is best effort; the reaper is the safety net
+            for container in engine.api.containers(all=True, filters={"label": wanted}):
+                remove_container(engine, container["Id"])
+
+
+def register() -> None:
+    """Make ``--sandbox docker`` available (``cucumbers.runners.make_runner``)."""
+    register_runner(DockerRunner)

@@ -1,0 +1,225 @@
+"""The Docker runner itself: failures of the sandbox are ``error`` faults and the match still
+ends, containers go away in every case, bots start in parallel and live for the series."""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.sandbox import container, labels
+from arena.sandbox.runner import DockerClient, DockerRunner, register
+from arena.sandbox.settings import SandboxSettings
+from cucumbers.faults import FaultKind
+from cucumbers.games import FIVE_CUCUMBERS
+from cucumbers.match import GameOutcome, play_game, play_match
+from cucumbers.runners import RUNNERS, make_runner
+from cucumbers.runners.base import BotSpec, Limits
+from tests.arena.sandboxkit import (
+    FAST,
+    OPPONENT,
+    assert_nothing_left,
+    assert_only_fault,
+    containers_of_match,
+    docker_runner,
+    hostile,
+    output_of,
+    play,
+)
+
+pytestmark = pytest.mark.usefixtures("sandbox")
+
+SDK_BOTS = Path(__file__).parents[1] / "sdk" / "misbehaving_bots"
+
+
+def play_with(runner: DockerRunner, games: int = 1) -> list[GameOutcome]:
+    specs = [BotSpec.parse("builtin:lowest"), BotSpec.parse("builtin:random")]
+    outcomes = list(
+        play_match(FIVE_CUCUMBERS, specs, runner, seed=1, game_numbers=range(1, 1 + games))
+    )
+    assert_nothing_left(runner.match_id)
+    return outcomes
+
+
+def assert_every_seat_errs(outcome: GameOutcome, text: str) -> None:
+    """The game ended normally, with an ``error`` fault naming ``text`` for every seat."""
+    assert sorted(outcome.placement) == [0, 1]
+    assert [f.kind for f in outcome.faults] == [FaultKind.ERROR, FaultKind.ERROR]
+    assert all(text in f.detail for f in outcome.faults), outcome.faults
+
+
+# -- sandbox failures are faults, not exceptions ---------------------------------------------
+
+
+def test_a_missing_image_is_an_error_fault_for_every_seat(staging: Path) -> None:
+    runner = docker_runner(staging, image="cucumbers-sandbox:no-such-version")
+    (outcome,) = play_with(runner)
+    assert_every_seat_errs(
+        outcome, "the sandbox image cucumbers-sandbox:no-such-version is missing"
+    )
+    assert "python -m arena image" in outcome.faults[0].detail
+
+
+def test_an_unreachable_engine_is_an_error_fault_for_every_seat(staging: Path) -> None:
+    runner = docker_runner(staging)
+    specs = [BotSpec.parse("builtin:lowest"), BotSpec.parse("builtin:random")]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DOCKER_HOST", f"unix://{staging}/no-docker.sock")
+        (outcome,) = play_match(FIVE_CUCUMBERS, specs, runner, seed=1, game_numbers=[1])
+    assert_every_seat_errs(outcome, "the Docker engine cannot be reached")
+    assert_nothing_left(runner.match_id)
+
+
+def test_a_container_the_engine_refuses_is_an_error_fault_with_dockers_reason(
+    staging: Path,
+) -> None:
+    (outcome,) = play_with(docker_runner(staging, cpus=4096.0))
+    assert_every_seat_errs(outcome, "the sandbox could not start the bot: docker: Error response")
+    assert "CPU" in outcome.faults[0].detail
+
+
+def test_a_bot_file_that_cannot_be_read_is_an_error_fault(tmp_path: Path, staging: Path) -> None:
+    missing = tmp_path / "gone.py"
+    (outcome,) = play([str(missing), OPPONENT], staging)
+    fault = assert_only_fault(outcome, FaultKind.ERROR)
+    assert fault is not None and "cannot start the bot host" in fault.detail
+
+
+# -- clean-up --------------------------------------------------------------------------------
+
+
+def test_containers_are_removed_when_the_code_using_the_runner_raises(staging: Path) -> None:
+    runner = docker_runner(staging)
+    with pytest.raises(RuntimeError, match="the worker failed"), runner:
+        runner.start([BotSpec.parse(hostile("sleeper")), BotSpec.parse(OPPONENT)])
+        assert len(containers_of_match(runner.match_id)) == 2
+        raise RuntimeError("the worker failed")
+    assert_nothing_left(runner.match_id)
+    assert list(staging.iterdir()) == []
+
+
+def test_a_bot_that_ignores_quit_is_removed_after_the_grace(tmp_path: Path, staging: Path) -> None:
+    stuck = tmp_path / "stuck.py"
+    stuck.write_text(
+        "import time\n\n"
+        "def play(view):\n    return view.legal[0]\n\n"
+        "def end_game(result):\n    time.sleep(3600)\n"
+    )
+    runner = docker_runner(staging, stop_grace_seconds=0.5)
+    clients = runner.start([BotSpec.parse(str(stuck)), BotSpec.parse(OPPONENT)])
+    outcome = play_game(FIVE_CUCUMBERS, clients, seed=1, limits=FAST)
+    assert outcome.faults == ()
+    started = time.monotonic()
+    runner.close()  # the stuck bot never reads its quit
+    assert 0.5 <= time.monotonic() - started < 3.5
+    assert_nothing_left(runner.match_id)
+
+
+def test_a_bot_timed_out_in_one_game_is_restarted_in_a_new_container(staging: Path) -> None:
+    runner = docker_runner(staging)
+    specs = [BotSpec.parse(str(SDK_BOTS / "sleeps_in_first_game.py")), BotSpec.parse(OPPONENT)]
+    games = play_match(FIVE_CUCUMBERS, specs, runner, seed=1, game_numbers=[1, 2, 3])
+    first, second, third = games
+    assert_only_fault(first, FaultKind.TIMEOUT)
+    assert_only_fault(second, None)
+    assert_only_fault(third, None)
+    # A fresh bot object in game 2 (its first game), which lives on into game 3.
+    assert output_of(second).endswith("GAMES 1\n")
+    assert output_of(third).endswith("GAMES 2\n")
+    assert_nothing_left(runner.match_id)
+
+
+def test_one_container_per_bot_lives_for_the_whole_series(staging: Path) -> None:
+    outcomes = play([str(SDK_BOTS / "counter.py"), OPPONENT], staging, games=3)
+    assert [output_of(o) for o in outcomes] == ["GAMES 1\n", "GAMES 2\n", "GAMES 3\n"]
+
+
+# -- start-up --------------------------------------------------------------------------------
+
+
+def test_the_bots_of_a_match_start_in_parallel(
+    staging: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    events: list[tuple[str, float]] = []
+    spawn, wait_ready = DockerClient._spawn, DockerClient.wait_ready
+
+    def spawned(self: DockerClient) -> None:
+        spawn(self)
+        events.append(("spawned", time.monotonic()))
+
+    def waited(self: DockerClient) -> None:
+        wait_ready(self)
+        events.append(("ready", time.monotonic()))
+
+    monkeypatch.setattr(DockerClient, "_spawn", spawned)
+    monkeypatch.setattr(DockerClient, "wait_ready", waited)
+    runner = docker_runner(staging)
+    with runner:
+        runner.start([BotSpec.parse("builtin:lowest") for _ in range(4)])
+    kinds = [kind for kind, _ in events]
+    assert kinds == ["spawned"] * 4 + ["ready"] * 4  # every docker run before any wait
+    spawned_at = [at for kind, at in events if kind == "spawned"]
+    assert spawned_at[-1] - spawned_at[0] < 0.2  # launching a container does not wait for it
+    assert_nothing_left(runner.match_id)
+
+
+def test_a_bots_file_is_staged_read_only_and_private(tmp_path: Path, staging: Path) -> None:
+    source = tmp_path / "mine.py"
+    source.write_text("def play(view):\n    return view.legal[0]\n")
+    runner = docker_runner(staging)
+    with runner:
+        runner.start([BotSpec.parse(str(source)), BotSpec.parse(OPPONENT)])
+        (folder,) = staging.iterdir()  # the built-in bot has nothing to mount
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o555
+        assert [p.name for p in folder.iterdir()] == ["mine.py"]
+        assert stat.S_IMODE((folder / "mine.py").stat().st_mode) == 0o444
+        assert (folder / "mine.py").read_bytes() == source.read_bytes()
+    assert list(staging.iterdir()) == []
+
+
+def test_containers_carry_the_labels_of_their_runner_and_match(staging: Path) -> None:
+    runner = docker_runner(staging)
+    with runner:
+        runner.start([BotSpec.parse(OPPONENT), BotSpec.parse(OPPONENT)])
+        found = container.engine_client().api.containers(
+            filters={"label": f"{labels.MATCH}={runner.match_id}"}
+        )
+        seen = sorted((c["Labels"][labels.SEAT], c["Labels"][labels.RUNNER_PID]) for c in found)
+        assert seen == [("0", str(os.getpid())), ("1", str(os.getpid()))]
+        assert all(c["Labels"][labels.SANDBOX] == "1" for c in found)
+        assert all(c["Names"][0].startswith(f"/cucumbers-{runner.match_id}-") for c in found)
+    assert_nothing_left(runner.match_id)
+
+
+# -- the registry ----------------------------------------------------------------------------
+
+
+def test_make_runner_knows_the_docker_runner_once_registered(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A copy without docker: the SDK's own registry is left as the SDK's tests expect it.
+    sdk_only = {name: cls for name, cls in RUNNERS.items() if name != "docker"}
+    monkeypatch.setattr("cucumbers.runners.RUNNERS", sdk_only)
+    with pytest.raises(ValueError, match="unknown runner 'docker'"):
+        make_runner("docker", None)
+    register()
+    runner = make_runner("docker", Limits(move_seconds=2))
+    assert isinstance(runner, DockerRunner)
+    assert runner.limits.move_seconds == 2
+    assert runner.settings == SandboxSettings.from_env()
+
+
+def test_a_match_in_docker_plays_like_one_in_a_process(staging: Path) -> None:
+    # Deterministic bots the process runner can run too (numpy may be missing outside).
+    bots = [hostile("class_bot"), "builtin:highest", "builtin:lowest"]
+    specs = [BotSpec.parse(source) for source in bots]
+    docker = list(
+        play_match(FIVE_CUCUMBERS, specs, docker_runner(staging), seed=9, game_numbers=[1, 2])
+    )
+    local = list(
+        play_match(FIVE_CUCUMBERS, specs, make_runner("process", FAST), seed=9, game_numbers=[1, 2])
+    )
+    assert [o.replay for o in docker] == [o.replay for o in local]
