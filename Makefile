@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test lint sandbox format bench clean
+.PHONY: install test lint sandbox services run format bench clean
 
 install: $(STAMP)
 
@@ -26,8 +26,18 @@ sandbox: install
 	deploy/ensure-docker.sh
 	$(BIN)/python -m arena image
 
-test: lint sandbox
+# The web tests need a real PostgreSQL: install (Debian, root) and start one, with the
+# role and database of DATABASE_URL in platform/web/settings_test.py.
+services: install
+	deploy/ensure-postgres.sh
+
+test: lint sandbox services
 	$(BIN)/pytest
+
+# The platform on embedded defaults (SQLite, filesystem broker): web server, worker and
+# scheduler in the foreground; Ctrl-C stops everything.
+run: install
+	$(BIN)/python deploy/run.py
 
 format: install
 	$(BIN)/ruff format .

@@ -1,7 +1,8 @@
 """The ``cucumbers`` command: write, play, check and watch bots locally.
 
 ``cucumbers new NAME``, ``cucumbers play BOT BOT...``, ``cucumbers validate BOT``,
-``cucumbers replay FILE`` and ``cucumbers check-replay FILE|DIR...``; ``--help`` on each.
+``cucumbers replay FILE``, ``cucumbers check-replay FILE|DIR...`` and
+``cucumbers upload FILE --bot NAME``; ``--help`` on each.
 """
 
 from __future__ import annotations
@@ -257,6 +258,23 @@ def cmd_check_replay(args: argparse.Namespace) -> int:
     return 1 if bad else 0
 
 
+def cmd_upload(args: argparse.Namespace) -> int:
+    from .upload import UploadFailed, resolve, upload_bot
+
+    if not args.file.is_file():
+        return _fail(f"no such file: {args.file}")
+    try:
+        server, token = resolve(args.server, args.token)
+        result = upload_bot(args.file, args.bot, server=server, token=token, game=args.game)
+    except UploadFailed as error:
+        return _fail(str(error))
+    print(
+        f"uploaded {args.file} as {result.bot} v{result.version} ({result.status}):"
+        f" validation follows, see {result.url}"
+    )
+    return 0
+
+
 def _fail(message: str) -> int:
     print(f"cucumbers: error: {message}", file=sys.stderr)
     return 2
@@ -297,6 +315,20 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("paths", nargs="+", type=Path, metavar="FILE|DIR")
     check.add_argument("--quiet", "-q", action="store_true", help="print only problems")
     check.set_defaults(run=cmd_check_replay)
+
+    upload = commands.add_parser("upload", help="upload a bot to a Cucumber Arena server")
+    upload.add_argument("file", type=Path, help="the bot file (.py)")
+    upload.add_argument("--bot", required=True, metavar="NAME", help="your bot's name")
+    upload.add_argument(
+        "--game",
+        choices=[g.value for g in GameName],
+        help="the bot's game: needed only to create a new bot",
+    )
+    upload.add_argument(
+        "--server", metavar="URL", help="default: $CUCUMBERS_SERVER, the config file, or local"
+    )
+    upload.add_argument("--token", help="API token (default: $CUCUMBERS_TOKEN or the config file)")
+    upload.set_defaults(run=cmd_upload)
     return parser
 
 

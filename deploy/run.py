@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""``make run``: the platform on embedded defaults, in the foreground.
+
+Migrates, registers the house bots and the demo account, then runs the web server
+(http://127.0.0.1:8000), a Celery worker and the Celery scheduler until Ctrl-C, which stops
+all three. SQLite and kombu's filesystem broker under ``DATA_DIR`` (default ``.data/``) need
+no server; ``DATABASE_URL`` and ``REDIS_URL`` switch to PostgreSQL and Redis.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+PYTHON = sys.executable
+ADDRESS = os.environ.get("RUN_ADDRESS", "127.0.0.1:8000")
+STOP_SECONDS = 10.0
+
+
+def manage(*args: str, env: dict[str, str]) -> None:
+    subprocess.run([PYTHON, "manage.py", *args], cwd=REPO, env=env, check=True)
+
+
+def sandbox_in_use(env: dict[str, str]) -> str:
+    probe = "from web.sandbox import resolve_sandbox; print(resolve_sandbox().value)"
+    out = subprocess.run(
+        [PYTHON, "manage.py", "shell", "-v", "0", "-c", probe],
+        cwd=REPO,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return out.stdout.strip().splitlines()[-1]
+
+
+def prepare_sandbox(env: dict[str, str]) -> None:
+    """Build the Docker sandbox image now (minutes, the first time) rather than in the
+    middle of the first validation; fall back to the process runner if that fails."""
+    kind = sandbox_in_use(env)
+    if kind == "docker":
+        print("run: sandbox: Docker; making sure the sandbox image is built...", flush=True)
+        if subprocess.run([PYTHON, "-m", "arena", "image"], cwd=REPO, env=env).returncode == 0:
+            return
+        print("run: the sandbox image could not be built: using the process runner")
+        env["SANDBOX"] = "process"
+    print("run: sandbox: process runner. Uploads are NOT isolated: local use only.")
+
+
+def start(name: str, argv: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
+    print(f"run: starting {name}: {' '.join(argv[1:])}", flush=True)
+    # A session of its own: Ctrl-C reaches only this launcher, which stops each child in
+    # order instead of all of them racing at once.
+    return subprocess.Popen(argv, cwd=REPO, env=env, start_new_session=True)
+
+
+def stop(children: dict[str, subprocess.Popen[bytes]]) -> None:
+    # The main process only: Celery's warm shutdown stops its own pool processes.
+    for child in children.values():
+        if child.poll() is None:
+            child.terminate()
+    deadline = time.monotonic() + STOP_SECONDS
+    for name, child in children.items():
+        try:
+            child.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            print(f"run: {name} did not stop in {STOP_SECONDS:g} s: killing it", flush=True)
+            os.killpg(child.pid, signal.SIGKILL)
+            child.wait()
+
+
+def main() -> int:
+    env = dict(os.environ)
+    env.setdefault("DEBUG", "1")  # plain http on 127.0.0.1: cookies cannot be TLS-only
+    env["PYTHONPATH"] = os.pathsep.join(
+        filter(None, [str(REPO / "platform"), env.get("PYTHONPATH", "")])
+    )
+    env.setdefault("DJANGO_SETTINGS_MODULE", "web.settings")
+    manage("migrate", "--noinput", "-v", "1", env=env)
+    manage("bootstrap", env=env)
+    prepare_sandbox(env)
+    celery = [PYTHON, "-m", "celery", "-A", "web"]
+    children = {
+        "web": start("web", [PYTHON, "manage.py", "runserver", ADDRESS, "--noreload"], env),
+        "worker": start("worker", [*celery, "worker", "--loglevel=INFO", "--concurrency=2"], env),
+        "beat": start("beat", [*celery, "beat", "--loglevel=INFO"], env),
+    }
+    print(f"run: Cucumber Arena at http://{ADDRESS}/ (Ctrl-C stops everything)", flush=True)
+    stopping = False
+
+    def on_signal(signum: int, frame: object) -> None:
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+    code = 0
+    while not stopping:
+        for name, child in children.items():
+            if child.poll() is not None:
+                print(f"run: {name} exited with code {child.returncode}: stopping", flush=True)
+                stopping, code = True, 1
+        time.sleep(0.5)
+    print("run: stopping...", flush=True)
+    stop(children)
+    return code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

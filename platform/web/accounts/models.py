@@ -1,0 +1,84 @@
+"""API tokens: created and revoked by their user in the web UI, stored as SHA-256 digests
+(a database leak gives no usable token), shown in full once, at creation."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+#: Every token starts with this, so a leaked one is recognisable (and greppable).
+TOKEN_PREFIX = "cuc_"
+#: Characters of the token kept in clear to tell tokens apart in the UI.
+SHOWN_CHARS = 8
+
+
+def digest_token(token: str) -> str:
+    """The stored form of ``token``."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class ApiTokenQuerySet(models.QuerySet["ApiToken"]):
+    def live(self) -> ApiTokenQuerySet:
+        return self.filter(revoked_at__isnull=True)
+
+
+class ApiToken(models.Model):
+    """One API token of a user. The token itself is never stored."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
+    )
+    name = models.CharField(max_length=100, help_text="what this token is for, e.g. a laptop")
+    shown = models.CharField(max_length=SHOWN_CHARS + len(TOKEN_PREFIX), editable=False)
+    digest = models.CharField(max_length=64, unique=True, editable=False)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    objects = ApiTokenQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.shown}…)"
+
+    @property
+    def is_revoked(self) -> bool:
+        return self.revoked_at is not None
+
+    @classmethod
+    def issue(cls, user: object, name: str) -> tuple[ApiToken, str]:
+        """A new token for ``user``: the saved row and the token, to show exactly once."""
+        token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        row = cls.objects.create(
+            user=user,
+            name=name,
+            shown=token[: len(TOKEN_PREFIX) + SHOWN_CHARS],
+            digest=digest_token(token),
+        )
+        return row, token
+
+    def revoke(self) -> None:
+        """Stop the token from working; the row stays for the record."""
+        if self.revoked_at is None:
+            self.revoked_at = timezone.now()
+            self.save(update_fields=["revoked_at"])
+
+    @classmethod
+    def authenticate(cls, token: str) -> ApiToken | None:
+        """The live token row for ``token`` (and mark it used), or None."""
+        row = (
+            cls.objects.live()
+            .select_related("user")
+            .filter(digest=digest_token(token), user__is_active=True)
+            .first()
+        )
+        if row is not None:
+            # One UPDATE, no read-modify-write: concurrent requests may both stamp it.
+            cls.objects.filter(pk=row.pk).update(last_used_at=timezone.now())
+        return row

@@ -1,0 +1,58 @@
+"""Sign-up, the public profile and the API token page (log-in, log-out and password change
+are Django's own views with our templates, see ``urls.py``)."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from web.bots.models import Bot
+
+from .forms import SignUpForm, TokenForm
+from .models import ApiToken
+
+
+def signup(request: HttpRequest) -> HttpResponse:
+    if request.user.is_authenticated:
+        return redirect("my-bots")
+    form = SignUpForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        messages.success(request, f"Welcome, {user.username}! Create your first bot below.")
+        return redirect("bot-create")
+    return render(request, "accounts/signup.html", {"form": form})
+
+
+def profile(request: HttpRequest, username: str) -> HttpResponse:
+    owner = get_object_or_404(User, username=username, is_active=True)
+    bots = Bot.objects.filter(owner=owner).select_related("active_version").order_by("name")
+    return render(request, "accounts/profile.html", {"owner": owner, "bots": bots})
+
+
+@login_required
+def tokens(request: HttpRequest) -> HttpResponse:
+    form = TokenForm(request.POST or None)
+    new_token = None
+    if request.method == "POST" and form.is_valid():
+        _, new_token = ApiToken.issue(request.user, form.cleaned_data["name"])
+        form = TokenForm()
+    rows = ApiToken.objects.filter(user=request.user)
+    # Rendered, not redirected: the token is shown in this one response and never again.
+    return render(
+        request, "accounts/tokens.html", {"form": form, "tokens": rows, "new_token": new_token}
+    )
+
+
+@login_required
+@require_POST
+def revoke_token(request: HttpRequest, token_id: int) -> HttpResponse:
+    row = get_object_or_404(ApiToken, pk=token_id, user=request.user)
+    row.revoke()
+    messages.success(request, f"Token “{row.name}” revoked.")
+    return redirect("tokens")

@@ -1,0 +1,186 @@
+"""API representations. A bot's source never appears here; rejection details and the bot's
+own output appear only to its owner and staff."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.urls import reverse
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from web.accounts.models import ApiToken
+from web.bots.access import sees_private
+from web.bots.models import BOT_NAME_PATTERN, Bot, BotVersion, Game
+from web.matches.models import Match, MatchGame, Participant
+
+
+class BotSerializer(serializers.ModelSerializer[Bot]):
+    owner = serializers.CharField(source="owner.username", read_only=True)
+    name = serializers.RegexField(BOT_NAME_PATTERN, max_length=40)
+    game = serializers.ChoiceField(choices=Game.choices)
+    active_version = serializers.IntegerField(
+        source="active_version.number", read_only=True, allow_null=True, default=None
+    )
+    win_rate = serializers.FloatField(read_only=True, allow_null=True)
+    provisional = serializers.BooleanField(source="is_provisional", read_only=True)
+    url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Bot
+        fields = [
+            "id",
+            "name",
+            "game",
+            "owner",
+            "active",
+            "active_version",
+            "rating",
+            "games",
+            "wins",
+            "win_rate",
+            "provisional",
+            "created_at",
+            "url",
+        ]
+        read_only_fields = ["rating", "games", "wins", "created_at"]
+
+    def get_url(self, bot: Bot) -> str:
+        return self.context["request"].build_absolute_uri(bot.get_absolute_url())
+
+
+class BotUpdateSerializer(serializers.ModelSerializer[Bot]):
+    class Meta:
+        model = Bot
+        fields = ["active"]
+
+
+class VersionSerializer(serializers.ModelSerializer[BotVersion]):
+    bot = serializers.IntegerField(source="bot_id", read_only=True)
+    validation_match = serializers.IntegerField(
+        source="validation_match_id", read_only=True, allow_null=True
+    )
+    rejection_kind = serializers.CharField(read_only=True, required=False)
+    rejection_detail = serializers.CharField(
+        read_only=True, required=False, help_text="owner and staff only"
+    )
+    stderr_tail = serializers.CharField(
+        read_only=True, required=False, help_text="the bot's own output: owner and staff only"
+    )
+
+    PRIVATE = ("rejection_kind", "rejection_detail", "stderr_tail")
+
+    class Meta:
+        model = BotVersion
+        fields = [
+            "bot",
+            "number",
+            "status",
+            "filename",
+            "size",
+            "sha256",
+            "created_at",
+            "validated_at",
+            "validation_match",
+            "rejection_kind",
+            "rejection_detail",
+            "stderr_tail",
+        ]
+
+    def to_representation(self, version: BotVersion) -> dict[str, Any]:
+        data: dict[str, Any] = super().to_representation(version)
+        request = self.context.get("request")
+        if request is None or not sees_private(request.user, version.bot):
+            for key in self.PRIVATE:
+                data.pop(key, None)
+        return data
+
+
+class UploadSerializer(serializers.Serializer[None]):
+    file = serializers.FileField(help_text="the bot: one .py file")
+
+
+class NamedUploadSerializer(UploadSerializer):
+    bot = serializers.CharField(max_length=40, help_text="your bot's name")
+    game = serializers.ChoiceField(
+        choices=Game.choices, required=False, help_text="needed only to create a new bot"
+    )
+
+
+class UploadResultSerializer(serializers.Serializer[None]):
+    bot = BotSerializer()
+    version = VersionSerializer()
+
+
+class LeaderboardEntrySerializer(serializers.Serializer[Bot]):
+    rank = serializers.IntegerField()
+    bot = BotSerializer(source="*")
+
+
+class ParticipantSerializer(serializers.ModelSerializer[Participant]):
+    bot = serializers.IntegerField(source="bot_id", allow_null=True)
+    version = serializers.IntegerField(source="version.number", allow_null=True, default=None)
+    rating_change = serializers.FloatField(allow_null=True)
+
+    class Meta:
+        model = Participant
+        fields = [
+            "index",
+            "name",
+            "bot",
+            "version",
+            "placement",
+            "mean_place",
+            "wins",
+            "faults",
+            "rating_before",
+            "rating_after",
+            "rating_change",
+        ]
+
+
+class MatchGameSerializer(serializers.ModelSerializer[MatchGame]):
+    replay = serializers.SerializerMethodField()
+
+    class Meta:
+        model = MatchGame
+        fields = ["number", "seed", "placement", "faults", "replay"]
+
+    @extend_schema_field(serializers.URLField())
+    def get_replay(self, game: MatchGame) -> str:
+        path = reverse("api-match-replay", args=[game.match_id, game.number])
+        return self.context["request"].build_absolute_uri(path)
+
+
+class MatchSerializer(serializers.ModelSerializer[Match]):
+    participants = ParticipantSerializer(many=True, read_only=True)
+    games = MatchGameSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Match
+        fields = [
+            "id",
+            "game",
+            "kind",
+            "status",
+            "rated",
+            "seed",
+            "games_planned",
+            "created_at",
+            "started_at",
+            "finished_at",
+            "failure_reason",
+            "participants",
+            "games",
+        ]
+
+
+class TokenSerializer(serializers.ModelSerializer[ApiToken]):
+    token = serializers.CharField(
+        read_only=True, help_text="the token itself: in the creation response only"
+    )
+
+    class Meta:
+        model = ApiToken
+        fields = ["id", "name", "shown", "created_at", "last_used_at", "revoked_at", "token"]
+        read_only_fields = ["shown", "created_at", "last_used_at", "revoked_at"]

@@ -1,0 +1,228 @@
+"""API views: thin, over the same services and access rules as the pages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import QuerySet
+from django.http import Http404
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import generics, mixins, permissions, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from web.accounts.models import ApiToken
+from web.bots import access
+from web.bots.errors import UploadError, UploadProblem
+from web.bots.models import Bot, BotVersion, Game
+from web.bots.uploads import check_bot_name, read_upload, upload_version
+from web.matches.access import visible_matches
+from web.matches.models import Match, MatchGame, MatchStatus
+from web.matches.replays import read_replay
+
+from . import serializers as s
+from .errors import UploadRefused
+from .filters import BotFilter, MatchFilter
+
+
+class IsOwnerOrReadOnly(permissions.BasePermission):
+    message = "only the bot's owner can change it"
+
+    def has_object_permission(self, request: Request, view: Any, obj: Bot) -> bool:
+        return request.method in permissions.SAFE_METHODS or access.is_owner(request.user, obj)
+
+
+@extend_schema(
+    parameters=[
+        OpenApiParameter("game", enum=Game.values, default=Game.FIVE_CUCUMBERS.value),
+    ]
+)
+class LeaderboardView(generics.ListAPIView[Bot]):
+    """Bots that play ranked games in one game, best first; ``rank`` counts from 1."""
+
+    serializer_class = s.LeaderboardEntrySerializer
+    filter_backends: list[Any] = []
+
+    def get_queryset(self) -> QuerySet[Bot]:
+        game = self.request.query_params.get("game", Game.FIVE_CUCUMBERS)
+        if game not in Game.values:
+            raise Http404("no such game")
+        return Bot.objects.on_leaderboard(game).select_related("owner", "active_version")
+
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        page = self.paginate_queryset(self.get_queryset())
+        assert page is not None and self.paginator is not None
+        first = self.paginator.page.start_index()  # type: ignore[attr-defined]
+        for offset, bot in enumerate(page):
+            bot.rank = first + offset  # type: ignore[attr-defined]
+        data = self.get_serializer(page, many=True).data
+        return self.get_paginated_response(data)
+
+
+class BotViewSet(
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.CreateModelMixin,
+    mixins.UpdateModelMixin,
+    viewsets.GenericViewSet[Bot],
+):
+    """Bots: public to read; create your own; only the owner (de)activates one."""
+
+    queryset = Bot.objects.select_related("owner", "active_version").order_by("id")
+    filterset_class = BotFilter
+    permission_classes = [permissions.IsAuthenticatedOrReadOnly, IsOwnerOrReadOnly]
+    http_method_names = ["get", "post", "patch", "head", "options"]
+
+    def get_serializer_class(self) -> type[Any]:
+        return s.BotUpdateSerializer if self.action == "partial_update" else s.BotSerializer
+
+    def perform_create(self, serializer: s.BotSerializer) -> None:
+        try:
+            check_bot_name(self.request.user, serializer.validated_data["name"])
+        except UploadError as error:
+            raise UploadRefused(error) from None
+        serializer.save(owner=self.request.user)
+
+    @extend_schema(responses=s.BotSerializer)
+    def partial_update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        super().partial_update(request, *args, **kwargs)
+        return Response(s.BotSerializer(self.get_object(), context={"request": request}).data)
+
+
+def _upload_response(request: Request, version: BotVersion) -> Response:
+    context = {"request": request}
+    body = {
+        "bot": s.BotSerializer(version.bot, context=context).data,
+        "version": s.VersionSerializer(version, context=context).data,
+    }
+    return Response(body, status=status.HTTP_201_CREATED)
+
+
+class BotVersionViewSet(
+    mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet[BotVersion]
+):
+    """A bot's versions; ``POST`` uploads a new one (multipart, the bot's owner only)."""
+
+    serializer_class = s.VersionSerializer
+    parser_classes = [MultiPartParser, FormParser]
+    lookup_field = "number"
+    filter_backends: list[Any] = []
+
+    queryset = BotVersion.objects.all()  # for the schema; requests use get_queryset
+
+    def get_queryset(self) -> QuerySet[BotVersion]:
+        if getattr(self, "swagger_fake_view", False):
+            return BotVersion.objects.none()
+        bot = access.public_bot(int(self.kwargs["bot_pk"]))
+        return bot.versions.select_related("bot__owner").order_by("-number")
+
+    @extend_schema(
+        request={"multipart/form-data": s.UploadSerializer},
+        responses={201: s.UploadResultSerializer},
+    )
+    def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        bot = access.public_bot(int(self.kwargs["bot_pk"]))
+        form = s.UploadSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        try:
+            name, data = read_upload(form.validated_data["file"])
+            version = upload_version(request.user, name, data, bot=bot)
+        except UploadError as error:
+            raise UploadRefused(error) from None
+        return _upload_response(request, version)
+
+
+class UploadView(generics.GenericAPIView[BotVersion]):
+    """Upload a version by bot name (``cucumbers upload``): creates the bot when ``game``
+    is given and you have no bot of that name yet."""
+
+    parser_classes = [MultiPartParser, FormParser]
+    permission_classes = [permissions.IsAuthenticated]
+    serializer_class = s.NamedUploadSerializer
+
+    @extend_schema(
+        request={"multipart/form-data": s.NamedUploadSerializer},
+        responses={201: s.UploadResultSerializer},
+    )
+    def post(self, request: Request) -> Response:
+        form = s.NamedUploadSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        bot_name = form.validated_data["bot"]
+        game = form.validated_data.get("game")
+        bot = Bot.objects.filter(owner=request.user, name__iexact=bot_name).first()
+        try:
+            if bot is None and game is None:
+                raise UploadError(
+                    UploadProblem.UNKNOWN_BOT,
+                    f"you have no bot named {bot_name!r}; give its game"
+                    f" ({' or '.join(Game.values)}) to create it",
+                )
+            if bot is not None and game is not None and bot.game != game:
+                raise UploadError(
+                    UploadProblem.GAME_MISMATCH,
+                    f"your bot {bot_name!r} plays {bot.game}, not {game}",
+                )
+            name, data = read_upload(form.validated_data["file"])
+            if bot is None:
+                version = upload_version(request.user, name, data, new_bot_name=bot_name, game=game)
+            else:
+                version = upload_version(request.user, name, data, bot=bot)
+        except UploadError as error:
+            raise UploadRefused(error) from None
+        return _upload_response(request, version)
+
+
+class MatchViewSet(viewsets.ReadOnlyModelViewSet[Match]):
+    """Matches with their participants and games; filter by game, bot, owner, kind, status.
+    A validation match is visible to the validated bot's owner and staff only."""
+
+    serializer_class = s.MatchSerializer
+    filterset_class = MatchFilter
+    queryset = Match.objects.all()  # for the schema; requests use get_queryset
+
+    def get_queryset(self) -> QuerySet[Match]:
+        matches = visible_matches(self.request.user)
+        return matches.prefetch_related("participants__version", "games").order_by("-id")
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    @action(detail=True, url_path=r"games/(?P<number>\d+)/replay", url_name="replay")
+    def replay(self, request: Request, pk: str, number: str) -> Response:
+        """One game's replay (``cucumbers-replay/1``) as JSON."""
+        match = get_object_or_404(self.get_queryset(), pk=pk, status=MatchStatus.FINISHED)
+        game = get_object_or_404(MatchGame, match=match, number=int(number))
+        return Response(read_replay(game))
+
+
+class TokenViewSet(
+    mixins.ListModelMixin,
+    mixins.CreateModelMixin,
+    mixins.DestroyModelMixin,
+    viewsets.GenericViewSet[ApiToken],
+):
+    """Your API tokens. The token itself is in the creation response only; ``DELETE``
+    revokes one."""
+
+    serializer_class = s.TokenSerializer
+    permission_classes = [permissions.IsAuthenticated]
+    filter_backends: list[Any] = []
+
+    queryset = ApiToken.objects.all()  # for the schema; requests use get_queryset
+
+    def get_queryset(self) -> QuerySet[ApiToken]:
+        if getattr(self, "swagger_fake_view", False):
+            return ApiToken.objects.none()
+        return ApiToken.objects.filter(user=self.request.user)
+
+    def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        form = self.get_serializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        row, token = ApiToken.issue(request.user, form.validated_data["name"])
+        data = dict(self.get_serializer(row).data, token=token)
+        return Response(data, status=status.HTTP_201_CREATED)
+
+    def perform_destroy(self, instance: ApiToken) -> None:
+        instance.revoke()

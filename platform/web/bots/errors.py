@@ -1,0 +1,48 @@
+"""Why an upload was refused: one code per kind of bad input, one clear message each."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from http import HTTPStatus
+
+
+class UploadProblem(StrEnum):
+    BAD_FILENAME = "bad_filename"
+    WRONG_EXTENSION = "wrong_extension"
+    EMPTY = "empty"
+    TOO_LARGE = "too_large"
+    NOT_UTF8 = "not_utf8"
+    SYNTAX_ERROR = "syntax_error"
+    NO_BOT = "no_bot"
+    SEVERAL_BOTS = "several_bots"
+    BAD_BOT_NAME = "bad_bot_name"
+    DUPLICATE_NAME = "duplicate_name"
+    UNKNOWN_BOT = "unknown_bot"
+    GAME_MISMATCH = "game_mismatch"
+    FOREIGN_BOT = "foreign_bot"
+    TOO_MANY_UPLOADS = "too_many_uploads"
+
+
+#: The HTTP status each problem is answered with (400 unless listed).
+HTTP_STATUS = {
+    UploadProblem.TOO_LARGE: HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+    UploadProblem.DUPLICATE_NAME: HTTPStatus.CONFLICT,
+    UploadProblem.GAME_MISMATCH: HTTPStatus.CONFLICT,
+    UploadProblem.UNKNOWN_BOT: HTTPStatus.NOT_FOUND,
+    UploadProblem.FOREIGN_BOT: HTTPStatus.FORBIDDEN,
+    UploadProblem.TOO_MANY_UPLOADS: HTTPStatus.TOO_MANY_REQUESTS,
+}
+
+
+class UploadError(Exception):
+    """An upload refused before anything was stored. ``message`` is safe to show to the
+    uploader: it never quotes the source beyond what the uploader sent."""
+
+    def __init__(self, problem: UploadProblem, message: str) -> None:
+        super().__init__(message)
+        self.problem = problem
+        self.message = message
+
+    @property
+    def http_status(self) -> HTTPStatus:
+        return HTTP_STATUS.get(self.problem, HTTPStatus.BAD_REQUEST)

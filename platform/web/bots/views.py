@@ -1,0 +1,135 @@
+"""Bot pages: the public bot page, creation and upload forms, the owner's controls, the
+source (owner and staff), and the user's own bots with live validation status."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from web.matches.models import MatchKind, Participant
+
+from . import access
+from .errors import UploadError
+from .forms import BotCreateForm, UploadForm
+from .models import Bot, BotVersion
+from .uploads import read_upload, upload_version
+
+RECENT_MATCHES = 20
+
+
+def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
+    bot = access.public_bot(bot_id)
+    private = access.sees_private(request.user, bot)
+    recent = Participant.objects.filter(bot=bot).select_related("match", "version")
+    if not private:  # validation matches are the owner's feedback (see matches.access)
+        recent = recent.exclude(match__kind=MatchKind.VALIDATION)
+    return render(
+        request,
+        "bots/detail.html",
+        {
+            "bot": bot,
+            "rank": bot.rank(),
+            "versions": bot.versions.all(),
+            "private": private,
+            "owner": access.is_owner(request.user, bot),
+            "recent": recent.order_by("-match_id")[:RECENT_MATCHES],
+        },
+    )
+
+
+def _upload_failed(
+    request: HttpRequest,
+    template: str,
+    context: dict[str, object],
+    form: UploadForm,
+    error: UploadError,
+) -> HttpResponse:
+    form.add_error(None, error.message)
+    return render(request, template, {**context, "form": form}, status=error.http_status)
+
+
+@login_required
+def bot_create(request: HttpRequest) -> HttpResponse:
+    form = BotCreateForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            name, data = read_upload(form.cleaned_data["file"])
+            version = upload_version(
+                request.user,
+                name,
+                data,
+                new_bot_name=form.cleaned_data["name"],
+                game=form.cleaned_data["game"],
+            )
+        except UploadError as error:
+            return _upload_failed(request, "bots/create.html", {}, form, error)
+        messages.success(request, f"{version} uploaded: validation is queued.")
+        return redirect("my-bots")
+    return render(request, "bots/create.html", {"form": form})
+
+
+@login_required
+def bot_upload(request: HttpRequest, bot_id: int) -> HttpResponse:
+    bot = access.owned_bot(request.user, bot_id)
+    form = UploadForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            name, data = read_upload(form.cleaned_data["file"])
+            version = upload_version(request.user, name, data, bot=bot)
+        except UploadError as error:
+            return _upload_failed(request, "bots/upload.html", {"bot": bot}, form, error)
+        messages.success(request, f"{version} uploaded: validation is queued.")
+        return redirect("my-bots")
+    return render(request, "bots/upload.html", {"bot": bot, "form": form})
+
+
+@login_required
+@require_POST
+def bot_set_active(request: HttpRequest, bot_id: int) -> HttpResponse:
+    bot = access.owned_bot(request.user, bot_id)
+    bot.active = request.POST.get("active") == "1"
+    bot.save(update_fields=["active"])
+    state = "active: it plays ranked games again" if bot.active else "inactive: it plays no games"
+    messages.success(request, f"{bot} is now {state}.")
+    return redirect(bot)
+
+
+@login_required
+def version_source(request: HttpRequest, bot_id: int, number: int) -> HttpResponse:
+    version = access.private_version(request.user, bot_id, number)
+    return render(
+        request, "bots/source.html", {"version": version, "source": version.read_source()}
+    )
+
+
+@login_required
+def my_bots(request: HttpRequest) -> HttpResponse:
+    bots = (
+        Bot.objects.filter(owner=request.user)
+        .select_related("active_version")
+        .prefetch_related("versions")
+        .order_by("name")
+    )
+    return render(request, "bots/my_bots.html", {"bots": bots})
+
+
+@login_required
+def my_versions_status(request: HttpRequest) -> JsonResponse:
+    """The status of the user's latest versions, for the page's small refresher."""
+    versions = BotVersion.objects.filter(bot__owner=request.user).order_by("-created_at")[:200]
+    return JsonResponse(
+        {
+            "versions": [
+                {
+                    "id": v.pk,
+                    "status": v.status,
+                    "label": v.get_status_display(),
+                    "pending": v.is_pending,
+                }
+                for v in versions
+            ]
+        }
+    )

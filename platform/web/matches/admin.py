@@ -1,0 +1,53 @@
+from __future__ import annotations
+
+from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from .models import Match, MatchGame, Participant
+
+
+class ParticipantInline(admin.TabularInline):
+    model = Participant
+    fields = ("index", "name", "bot", "version", "placement", "mean_place", "wins", "faults")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+class GameInline(admin.TabularInline):
+    model = MatchGame
+    fields = ("number", "seed", "placement", "faults", "replay_size")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+@admin.register(Match)
+class MatchAdmin(admin.ModelAdmin):
+    list_display = (
+        "id",
+        "kind",
+        "game",
+        "status",
+        "rated",
+        "created_at",
+        "finished_at",
+        "attempts",
+    )
+    list_filter = ("status", "kind", "game", "rated")
+    readonly_fields = ("seed", "created_at", "started_at", "finished_at", "attempts", "sandbox")
+    inlines = [ParticipantInline, GameInline]
+    actions = ["requeue_failed"]
+
+    @admin.action(description="Requeue the selected failed matches")
+    def requeue_failed(self, request: HttpRequest, queryset: QuerySet[Match]) -> None:
+        # The match runner (issue 5) picks queued matches up; only failed ones go back.
+        count = Match.requeue(list(queryset.values_list("pk", flat=True)))
+        self.message_user(request, f"{count} failed match(es) queued again.")

@@ -1,0 +1,60 @@
+"""Replays in storage: gzip-compressed canonical JSON (``cucumbers.replay``), written through
+Django's storage API (local files by default, any storage backend in production)."""
+
+from __future__ import annotations
+
+import gzip
+from collections.abc import Mapping
+from types import TracebackType
+from typing import Any
+
+from django.core.files.base import ContentFile
+
+from cucumbers.replay import dumps_replay, gzip_bytes, loads_replay
+
+from .models import MatchGame, replay_storage
+
+
+def replay_name(match_id: int, number: int) -> str:
+    """Where a game's replay lives in the replay storage."""
+    return f"{match_id // 1000:04d}/{match_id}/game-{number:03d}.json.gz"
+
+
+class StoredFiles:
+    """Files written while a transaction is open, deleted again if it does not commit
+    (a replay is stored only when its row is). Use around ``transaction.atomic()``."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+
+    def save_replay(self, match_id: int, number: int, replay: Mapping[str, Any]) -> tuple[str, int]:
+        data = gzip_bytes(dumps_replay(replay))
+        name = replay_storage().save(replay_name(match_id, number), ContentFile(data))
+        self.names.append(name)
+        return name, len(data)
+
+    def __enter__(self) -> StoredFiles:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if exc_type is not None:
+            storage = replay_storage()
+            for name in self.names:
+                storage.delete(name)
+
+
+def read_replay_bytes(game: MatchGame) -> bytes:
+    """The stored (gzip-compressed) bytes of a game's replay."""
+    with game.replay.open("rb") as handle:
+        return handle.read()
+
+
+def read_replay(game: MatchGame) -> dict[str, Any]:
+    """A game's replay as a JSON object."""
+    data = read_replay_bytes(game)
+    return loads_replay(gzip.decompress(data), f"replay of {game}")

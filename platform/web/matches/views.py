@@ -1,0 +1,61 @@
+"""Public match pages: the recent matches, one match, and its games' replays."""
+
+from __future__ import annotations
+
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+
+from web.bots.models import Game
+
+from .access import visible_matches
+from .models import MatchGame, MatchStatus
+from .replays import read_replay_bytes
+
+PAGE_SIZE = 50
+
+
+def match_list(request: HttpRequest) -> HttpResponse:
+    matches = (
+        visible_matches(request.user)
+        .filter(status=MatchStatus.FINISHED)
+        .order_by("-finished_at", "-id")
+    )
+    game = request.GET.get("game")
+    if game in Game.values:
+        matches = matches.filter(game=game)
+    page = Paginator(matches.prefetch_related("participants"), PAGE_SIZE).get_page(
+        request.GET.get("page")
+    )
+    extra = f"game={game}" if game in Game.values else ""
+    return render(
+        request, "matches/list.html", {"page": page, "game": game, "games": Game, "extra": extra}
+    )
+
+
+def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
+    match = get_object_or_404(visible_matches(request.user), pk=match_id)
+    participants = list(match.participants.select_related("bot__owner", "version"))
+    names = {p.index: p.name for p in participants}
+    games = [
+        (
+            game,
+            [names.get(index, "?") for index in game.placement],
+            [{**fault, "name": names.get(fault["participant"], "?")} for fault in game.faults],
+        )
+        for game in match.games.all()
+    ]
+    return render(
+        request,
+        "matches/detail.html",
+        {"match": match, "participants": participants, "games": games, "names": names},
+    )
+
+
+def replay_download(request: HttpRequest, match_id: int, number: int) -> HttpResponse:
+    match = get_object_or_404(visible_matches(request.user), pk=match_id)
+    game = get_object_or_404(MatchGame, match=match, number=number)
+    response = HttpResponse(read_replay_bytes(game), content_type="application/gzip")
+    filename = f"match-{match_id}-game-{number:03d}.json.gz"
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response

@@ -1,0 +1,1 @@
+"""Pages: the leaderboards and the site's shared templates."""

@@ -1,0 +1,164 @@
+"""Upload a bot to a Cucumber Arena server: the engine of ``cucumbers upload``.
+
+Standard library only. The API token comes from ``--token``, else the ``CUCUMBERS_TOKEN``
+environment variable, else ``token`` in ``~/.config/cucumbers/config.toml`` (which may also
+set ``server``)::
+
+    server = "https://arena.example.org"
+    token = "cuc_..."
+
+>>> upload_bot(Path("mybot.py"), "mybot", server=..., token=...)   # doctest: +SKIP
+UploadResult(bot='mybot', version=3, status='queued', url='https://.../bots/12/')
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import tomllib
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+DEFAULT_SERVER = "http://127.0.0.1:8000"
+TOKEN_VARIABLE = "CUCUMBERS_TOKEN"
+SERVER_VARIABLE = "CUCUMBERS_SERVER"
+UPLOAD_PATH = "/api/uploads/"
+TIMEOUT_SECONDS = 60.0
+
+
+class UploadFailed(Exception):
+    """The upload did not happen; the message says why and what to do."""
+
+
+@dataclass(frozen=True, slots=True)
+class UploadResult:
+    """What the server stored: the bot's name, the new version's number, its validation
+    status (``queued`` at first) and the bot's page."""
+
+    bot: str
+    version: int
+    status: str
+    url: str
+
+
+def config_path() -> Path:
+    """``$XDG_CONFIG_HOME/cucumbers/config.toml`` (default ``~/.config/...``)."""
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "cucumbers" / "config.toml"
+
+
+def read_config(path: Path | None = None) -> dict[str, Any]:
+    """The config file's keys, or an empty dict when there is no file."""
+    path = path or config_path()
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except FileNotFoundError:
+        return {}
+    except (OSError, tomllib.TOMLDecodeError) as error:
+        raise UploadFailed(f"cannot read {path}: {error}") from None
+
+
+def resolve(
+    server: str | None, token: str | None, config: dict[str, Any] | None = None
+) -> tuple[str, str]:
+    """The server and token to use, from the arguments, the environment or the config."""
+    config = read_config() if config is None else config
+    server = server or os.environ.get(SERVER_VARIABLE) or config.get("server") or DEFAULT_SERVER
+    token = token or os.environ.get(TOKEN_VARIABLE) or config.get("token")
+    if not token:
+        raise UploadFailed(
+            f"no API token: create one on the server's token page, then pass --token, set"
+            f' {TOKEN_VARIABLE}, or put token = "..." in {config_path()}'
+        )
+    return str(server).rstrip("/"), str(token)
+
+
+def _multipart(fields: dict[str, str], filename: str, data: bytes) -> tuple[bytes, str]:
+    boundary = f"cucumbers-{secrets.token_hex(16)}"
+    parts: list[bytes] = []
+    for name, value in fields.items():
+        parts.append(
+            f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n'
+            f"{value}\r\n".encode()
+        )
+    safe_name = filename.replace('"', "").replace("\r", "").replace("\n", "")
+    parts.append(
+        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{safe_name}"'
+        f"\r\nContent-Type: text/x-python\r\n\r\n".encode()
+        + data
+        + b"\r\n"
+    )
+    parts.append(f"--{boundary}--\r\n".encode())
+    return b"".join(parts), f"multipart/form-data; boundary={boundary}"
+
+
+def _error_message(status: int, body: bytes) -> str:
+    try:
+        payload = json.loads(body)
+    except ValueError:
+        return f"the server answered {status}"
+    if isinstance(payload, dict):
+        if "detail" in payload:
+            return str(payload["detail"])
+        problems = [
+            f"{key}: {' '.join(map(str, value)) if isinstance(value, list) else value}"
+            for key, value in payload.items()
+        ]
+        if problems:
+            return "; ".join(problems)
+    return f"the server answered {status}"
+
+
+def upload_bot(
+    path: Path,
+    bot: str,
+    *,
+    server: str,
+    token: str,
+    game: str | None = None,
+    timeout: float = TIMEOUT_SECONDS,
+) -> UploadResult:
+    """Upload ``path`` as a new version of your bot ``bot`` (created for ``game`` when you
+    have none of that name). Raises :class:`UploadFailed`."""
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise UploadFailed(f"cannot read {path}: {error.strerror or error}") from None
+    fields = {"bot": bot} | ({"game": game} if game else {})
+    body, content_type = _multipart(fields, path.name, data)
+    request = urllib.request.Request(
+        server + UPLOAD_PATH,
+        data=body,
+        method="POST",
+        headers={
+            "Content-Type": content_type,
+            "Authorization": f"Token {token}",
+            "Accept": "application/json",
+        },
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            payload = json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        message = _error_message(error.code, error.read())
+        raise UploadFailed(f"upload refused ({error.code}): {message}") from None
+    except urllib.error.URLError as error:
+        raise UploadFailed(f"cannot reach {server}: {error.reason}") from None
+    except (TimeoutError, OSError) as error:
+        raise UploadFailed(f"cannot reach {server}: {error}") from None
+    except ValueError:
+        raise UploadFailed(f"{server} did not answer with JSON: is it a Cucumber Arena?") from None
+    try:
+        return UploadResult(
+            bot=str(payload["bot"]["name"]),
+            version=int(payload["version"]["number"]),
+            status=str(payload["version"]["status"]),
+            url=str(payload["bot"]["url"]),
+        )
+    except (KeyError, TypeError, ValueError):
+        raise UploadFailed(f"{server} answered something unexpected") from None

@@ -1,0 +1,298 @@
+"""The REST API: every endpoint, its filters, its errors and its throttles."""
+
+from __future__ import annotations
+
+from unittest import mock
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.throttling import AnonRateThrottle
+
+from tests.web.factories import (
+    GOOD_BOT,
+    BotFactory,
+    MatchFactory,
+    MatchGameFactory,
+    ParticipantFactory,
+    active_bot,
+)
+from web.accounts.models import ApiToken
+from web.bots.models import Bot, BotVersion, VersionStatus
+from web.matches.models import MatchStatus
+from web.matches.replays import StoredFiles
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def token(user: User) -> str:
+    return ApiToken.issue(user, "tests")[1]
+
+
+@pytest.fixture
+def api(token: str) -> Client:
+    return Client(HTTP_AUTHORIZATION=f"Token {token}")
+
+
+def py(data: bytes = GOOD_BOT, name: str = "bot.py") -> SimpleUploadedFile:
+    return SimpleUploadedFile(name, data)
+
+
+# --- leaderboard ------------------------------------------------------------------------
+
+
+def test_the_leaderboard_ranks_bots_of_one_game(client: Client) -> None:
+    for rating in (1400, 1600, 1500):
+        active_bot(rating=rating)
+    active_bot(game="concombre")
+    # DRF reads the page size once, at import: patch the class, not the setting.
+    with mock.patch.object(PageNumberPagination, "page_size", 2):
+        body = client.get("/api/leaderboard/?game=five-cucumbers&page=2").json()
+    assert body["count"] == 3
+    assert [(row["rank"], row["bot"]["rating"]) for row in body["results"]] == [(3, 1400.0)]
+
+
+def test_the_leaderboard_refuses_an_unknown_game(client: Client) -> None:
+    assert client.get("/api/leaderboard/?game=chess").status_code == 404
+
+
+# --- bots ---------------------------------------------------------------------------------
+
+
+def test_bots_filter_by_game_and_owner(client: Client, user: User) -> None:
+    mine = BotFactory(owner=user, game="concombre")
+    BotFactory(game="concombre")
+    BotFactory(owner=user)
+    ids = [b["id"] for b in client.get("/api/bots/?game=concombre&owner=alice").json()["results"]]
+    assert ids == [mine.pk]
+
+
+def test_a_bot_is_created_for_its_owner(api: Client, user: User) -> None:
+    response = api.post("/api/bots/", {"name": "ducker", "game": "concombre"})
+    assert response.status_code == 201
+    assert response.json()["owner"] == "alice"
+    assert Bot.objects.get(name="ducker").owner == user
+
+
+def test_a_duplicate_bot_name_is_409(api: Client, user: User) -> None:
+    BotFactory(owner=user, name="ducker")
+    response = api.post("/api/bots/", {"name": "Ducker", "game": "concombre"})
+    assert response.status_code == 409
+    assert "already have a bot" in response.json()["detail"]
+
+
+def test_a_bad_bot_name_is_400(api: Client) -> None:
+    response = api.post("/api/bots/", {"name": "../x", "game": "concombre"})
+    assert response.status_code == 400 and "name" in response.json()
+
+
+def test_the_owner_deactivates_a_bot(api: Client, user: User) -> None:
+    bot = BotFactory(owner=user)
+    response = api.patch(f"/api/bots/{bot.pk}/", {"active": False}, content_type="application/json")
+    assert response.status_code == 200 and response.json()["active"] is False
+
+
+def test_no_one_deletes_a_bot_through_the_api(api: Client, user: User) -> None:
+    bot = BotFactory(owner=user)
+    assert api.delete(f"/api/bots/{bot.pk}/").status_code == 405
+
+
+# --- versions and uploads --------------------------------------------------------------------
+
+
+def test_a_version_is_uploaded_with_a_token(api: Client, user: User) -> None:
+    bot = BotFactory(owner=user)
+    response = api.post(f"/api/bots/{bot.pk}/versions/", {"file": py()})
+    assert response.status_code == 201
+    body = response.json()
+    assert body["version"]["number"] == 1 and body["version"]["status"] == "queued"
+    assert body["version"]["sha256"] == BotVersion.objects.get().sha256
+    assert "source" not in body["version"]
+
+
+@pytest.mark.parametrize(
+    ("data", "name", "status", "code"),
+    [
+        (GOOD_BOT, "bot.js", 400, "wrong_extension"),
+        (b"  ", "bot.py", 400, "empty"),
+        (b"#" * (256 * 1024 + 5), "bot.py", 413, "too_large"),
+        (b"\xc3\x28", "bot.py", 400, "not_utf8"),
+        (b"def play(view)\n", "bot.py", 400, "syntax_error"),
+        (b"import os\n", "bot.py", 400, "no_bot"),
+    ],
+)
+def test_a_bad_upload_gets_its_status_and_code(
+    api: Client, user: User, data: bytes, name: str, status: int, code: str
+) -> None:
+    bot = BotFactory(owner=user)
+    response = api.post(f"/api/bots/{bot.pk}/versions/", {"file": py(data, name)})
+    assert response.status_code == status, response.json()
+    assert response.json()["code"] == code
+    assert not BotVersion.objects.exists()
+
+
+def test_an_empty_file_part_is_400(api: Client, user: User) -> None:
+    bot = BotFactory(owner=user)
+    response = api.post(f"/api/bots/{bot.pk}/versions/", {"file": py(b"")})
+    assert response.status_code == 400 and "file" in response.json()
+
+
+def test_a_path_like_filename_never_reaches_storage(api: Client, user: User) -> None:
+    bot = BotFactory(owner=user)
+    response = api.post(f"/api/bots/{bot.pk}/versions/", {"file": py(name="../../evil.py")})
+    # Django keeps only the last path part; what is stored is named by us.
+    assert response.status_code == 201
+    version = BotVersion.objects.get()
+    assert version.filename == "evil.py" and ".." not in version.source.name
+
+
+def test_an_upload_without_a_token_is_401(client: Client, user: User) -> None:
+    bot = BotFactory(owner=user)
+    response = client.post(f"/api/bots/{bot.pk}/versions/", {"file": py()})
+    assert response.status_code == 401
+
+
+def test_an_upload_with_a_revoked_token_is_401(user: User) -> None:
+    row, token = ApiToken.issue(user, "old")
+    row.revoke()
+    bot = BotFactory(owner=user)
+    response = Client(HTTP_AUTHORIZATION=f"Token {token}").post(
+        f"/api/bots/{bot.pk}/versions/", {"file": py()}
+    )
+    assert response.status_code == 401
+    assert "revoked" in response.json()["detail"]
+
+
+def test_uploading_to_an_unknown_bot_is_404(api: Client) -> None:
+    assert api.post("/api/bots/999999/versions/", {"file": py()}).status_code == 404
+
+
+def test_too_many_uploads_are_429(api: Client, user: User, settings: object) -> None:
+    settings.UPLOADS_PER_HOUR = 1  # type: ignore[attr-defined]
+    bot = BotFactory(owner=user)
+    assert api.post(f"/api/bots/{bot.pk}/versions/", {"file": py()}).status_code == 201
+    response = api.post(f"/api/bots/{bot.pk}/versions/", {"file": py()})
+    assert response.status_code == 429 and response.json()["code"] == "too_many_uploads"
+
+
+def test_upload_by_name_creates_the_bot_when_given_its_game(api: Client, user: User) -> None:
+    response = api.post("/api/uploads/", {"bot": "newbie", "game": "concombre", "file": py()})
+    assert response.status_code == 201
+    assert response.json()["bot"]["game"] == "concombre"
+    again = api.post("/api/uploads/", {"bot": "NEWBIE", "file": py()})
+    assert again.status_code == 201 and again.json()["version"]["number"] == 2
+
+
+def test_upload_by_name_without_a_game_explains_itself(api: Client) -> None:
+    response = api.post("/api/uploads/", {"bot": "nobody", "file": py()})
+    assert response.status_code == 404
+    assert "give its game" in response.json()["detail"]
+
+
+def test_upload_by_name_refuses_another_game(api: Client, user: User) -> None:
+    BotFactory(owner=user, name="fc", game="five-cucumbers")
+    response = api.post("/api/uploads/", {"bot": "fc", "game": "concombre", "file": py()})
+    assert response.status_code == 409
+
+
+def test_upload_by_name_never_touches_another_users_bot(api: Client, other_user: User) -> None:
+    BotFactory(owner=other_user, name="shared-name", game="concombre")
+    response = api.post("/api/uploads/", {"bot": "shared-name", "game": "concombre", "file": py()})
+    assert response.status_code == 201
+    assert response.json()["bot"]["owner"] == "alice"
+
+
+# --- matches and replays ---------------------------------------------------------------------
+
+
+@pytest.fixture
+def match(user: User) -> object:
+    bot = active_bot(owner=user)
+    match = MatchFactory(status=MatchStatus.FINISHED)
+    ParticipantFactory(match=match, index=0, bot=bot, version=bot.active_version, name="a")
+    ParticipantFactory(match=match, index=1, name="builtin:random")
+    with StoredFiles() as files:
+        name, size = files.save_replay(match.pk, 1, {"format": "cucumbers-replay/1", "seed": 3})
+    MatchGameFactory(match=match, number=1, replay=name, replay_size=size)
+    return match
+
+
+def test_matches_filter_by_bot_owner_and_game(client: Client, match: object) -> None:
+    MatchFactory(status=MatchStatus.FINISHED, game="concombre")
+    bot_id = match.participants.get(index=0).bot_id  # type: ignore[attr-defined]
+    for query in (f"bot={bot_id}", "owner=alice", "game=five-cucumbers"):
+        ids = [m["id"] for m in client.get(f"/api/matches/?{query}").json()["results"]]
+        assert ids == [match.pk], query  # type: ignore[attr-defined]
+
+
+def test_a_match_lists_participants_and_replay_links(client: Client, match: object) -> None:
+    body = client.get(f"/api/matches/{match.pk}/").json()  # type: ignore[attr-defined]
+    assert [p["name"] for p in body["participants"]] == ["a", "builtin:random"]
+    replay_url = body["games"][0]["replay"]
+    assert replay_url.endswith(f"/api/matches/{match.pk}/games/1/replay/")  # type: ignore[attr-defined]
+    assert client.get(replay_url).json() == {"format": "cucumbers-replay/1", "seed": 3}
+
+
+def test_a_missing_replay_is_404(client: Client, match: object) -> None:
+    assert client.get(f"/api/matches/{match.pk}/games/7/replay/").status_code == 404  # type: ignore[attr-defined]
+
+
+# --- tokens ----------------------------------------------------------------------------------
+
+
+def test_tokens_are_created_listed_and_revoked(api: Client, user: User) -> None:
+    created = api.post("/api/tokens/", {"name": "ci"})
+    assert created.status_code == 201 and created.json()["token"].startswith("cuc_")
+    listed = api.get("/api/tokens/").json()["results"]
+    assert {t["name"] for t in listed} == {"tests", "ci"}
+    assert all("token" not in t for t in listed)
+    assert api.delete(f"/api/tokens/{created.json()['id']}/").status_code == 204
+    assert ApiToken.objects.get(pk=created.json()["id"]).is_revoked
+
+
+def test_someone_elses_token_is_404(api: Client, other_user: User) -> None:
+    row, _ = ApiToken.issue(other_user, "theirs")
+    assert api.delete(f"/api/tokens/{row.pk}/").status_code == 404
+    assert not ApiToken.objects.get(pk=row.pk).is_revoked
+
+
+def test_tokens_need_authentication(client: Client) -> None:
+    assert client.get("/api/tokens/").status_code == 401
+
+
+# --- schema, docs, throttling -----------------------------------------------------------------
+
+
+def test_the_openapi_schema_and_docs_are_served(client: Client) -> None:
+    schema = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    assert schema.status_code == 200
+    paths = schema.json()["paths"]
+    assert {"/api/leaderboard/", "/api/uploads/", "/api/bots/{bot_pk}/versions/"} <= set(paths)
+    assert client.get("/api/docs/").status_code == 200
+
+
+def test_anonymous_traffic_is_throttled(client: Client) -> None:
+    with mock.patch.object(AnonRateThrottle, "THROTTLE_RATES", {"anon": "3/minute"}):
+        statuses = [client.get("/api/bots/").status_code for _ in range(5)]
+    assert statuses == [200, 200, 200, 429, 429]
+
+
+def test_an_upload_response_never_includes_private_fields_for_others(
+    client: Client, user: User
+) -> None:
+    bot = BotFactory(owner=user)
+    BotVersion.objects.create(
+        bot=bot,
+        number=1,
+        source="x.py",
+        filename="x.py",
+        sha256="0" * 64,
+        size=1,
+        status=VersionStatus.REJECTED,
+        stderr_tail="secret",
+    )
+    body = client.get(f"/api/bots/{bot.pk}/versions/").json()
+    assert "secret" not in str(body)

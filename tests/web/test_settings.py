@@ -1,0 +1,99 @@
+"""Settings from the environment: helpers that fail loudly, safe production defaults."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from web.env import ImproperlyConfiguredEnv, envbool, envchoice, envint, envlist
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize(
+    ("raw", "value"),
+    [("1", True), ("yes", True), ("ON", True), ("0", False), ("false", False), ("", False)],
+)
+def test_envbool_reads_the_usual_spellings(
+    raw: str, value: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("X_FLAG", raw)
+    assert envbool("X_FLAG", not value) is value
+
+
+def test_envbool_and_envint_refuse_nonsense(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("X_FLAG", "maybe")
+    monkeypatch.setenv("X_NUM", "12kb")
+    with pytest.raises(ImproperlyConfiguredEnv, match="X_FLAG"):
+        envbool("X_FLAG", False)
+    with pytest.raises(ImproperlyConfiguredEnv, match="not a whole number"):
+        envint("X_NUM", 1)
+    monkeypatch.setenv("X_NUM", "-3")
+    with pytest.raises(ImproperlyConfiguredEnv, match="at least 0"):
+        envint("X_NUM", 1)
+
+
+def test_envlist_and_envchoice(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("X_LIST", " a.org, ,b.org ")
+    assert envlist("X_LIST", []) == ["a.org", "b.org"]
+    assert envlist("X_UNSET_LIST", ["d"]) == ["d"]
+    monkeypatch.setenv("X_CHOICE", "docker")
+    assert envchoice("X_CHOICE", "auto", ("auto", "docker")) == "docker"
+    monkeypatch.setenv("X_CHOICE", "vm")
+    with pytest.raises(ImproperlyConfiguredEnv, match="choose one of"):
+        envchoice("X_CHOICE", "auto", ("auto", "docker"))
+
+
+def load_settings(**env: str) -> subprocess.CompletedProcess[str]:
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"DEBUG", "SECRET_KEY", "DATABASE_URL", "REDIS_URL", "SANDBOX"}
+    }
+    probe = (
+        "import web.settings as s; print(s.DEBUG, s.SESSION_COOKIE_SECURE,"
+        " s.DATABASES['default']['ENGINE'], s.CELERY_BROKER_URL)"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env={**clean, "PYTHONPATH": str(REPO / "platform"), **env},
+    )
+
+
+def test_production_needs_a_secret_key(tmp_path: Path) -> None:
+    result = load_settings(DATA_DIR=str(tmp_path))
+    assert result.returncode != 0
+    assert "SECRET_KEY is required when DEBUG is off" in result.stderr
+
+
+def test_production_defaults_are_safe(tmp_path: Path) -> None:
+    result = load_settings(SECRET_KEY="s", DATA_DIR=str(tmp_path))
+    assert result.stdout.split() == ["False", "True", "django.db.backends.sqlite3", "filesystem://"]
+
+
+def test_database_and_redis_urls_switch_the_backends(tmp_path: Path) -> None:
+    result = load_settings(
+        SECRET_KEY="s",
+        DATA_DIR=str(tmp_path),
+        DATABASE_URL="postgres://u:p@db:5432/x",
+        REDIS_URL="redis://cache:6379/0",
+    )
+    assert result.stdout.split()[2:] == ["django.db.backends.postgresql", "redis://cache:6379/0"]
+
+
+def test_a_malformed_flag_stops_the_start(tmp_path: Path) -> None:
+    result = load_settings(DEBUG="sometimes", DATA_DIR=str(tmp_path))
+    assert "DEBUG='sometimes'" in result.stderr
+
+
+def test_the_test_suite_runs_on_postgresql() -> None:
+    from django.conf import settings
+
+    assert settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
