@@ -33,3 +33,7 @@ REST_FRAMEWORK = {
     **REST_FRAMEWORK,
     "DEFAULT_THROTTLE_RATES": {"anon": "1000/minute", "user": "1000/minute"},
 }
+# Two suites on one server (a developer's and CI's, say) need test databases of their own.
+DATABASES["default"]["TEST"] = {  # noqa: F405
+    "NAME": os.environ.get("CUCUMBERS_TEST_DATABASE", "test_cucumbers")
+}
