@@ -27,9 +27,11 @@ sandbox: install
 	$(BIN)/python -m arena image
 
 # The web tests need a real PostgreSQL: install (Debian, root) and start one, with the
-# role and database of DATABASE_URL in platform/web/settings_test.py.
+# role and database of DATABASE_URL in platform/web/settings_test.py. The browser tests
+# (tests/e2e/) need Debian's Chromium.
 services: install
 	deploy/ensure-postgres.sh
+	deploy/ensure-chromium.sh
 
 test: lint sandbox services
 	$(BIN)/pytest

@@ -13,6 +13,8 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from cucumbers.viewer_html import VIEWER_DIR
+
 from .env import envbool, envchoice, envint, envlist, envstr
 
 PROJECT_DIR = Path(__file__).resolve().parent
@@ -135,7 +137,9 @@ USE_I18N = False
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATICFILES_DIRS = [PROJECT_DIR / "static"]  # the project's own (web is not an app)
+# The project's own files (web is not an app), and the replay viewer under static/viewer/:
+# its one copy lives in the SDK, which ships it for the offline `cucumbers replay --html`.
+STATICFILES_DIRS = [PROJECT_DIR / "static", ("viewer", VIEWER_DIR)]
 STATIC_ROOT = DATA_DIR / "static"
 MEDIA_ROOT = DATA_DIR / "media"
 

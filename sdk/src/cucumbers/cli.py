@@ -26,6 +26,7 @@ from .runners import RUNNERS
 from .runners.base import BotSpec, Limits
 from .stats import format_table
 from .validator import check_replay
+from .viewer_html import replay_page
 
 DEFAULT_GAMES = 10
 
@@ -232,6 +233,13 @@ def cmd_replay(args: argparse.Namespace) -> int:
         replay = load_replay(args.file)
     except ReplayFileError as error:
         return _fail(str(error))
+    if args.html is not None:
+        try:
+            args.html.write_text(replay_page(replay), encoding="utf-8")
+        except OSError as error:
+            return _fail(f"cannot write {args.html}: {error.strerror or error}")
+        print(f"wrote {args.html}: open it in a browser (it needs no network)")
+        return 0
     color = sys.stdout.isatty() if args.color is None else args.color
     print(render_replay(replay, color=color))
     return 0
@@ -306,9 +314,15 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_argument("--per-move", type=_seconds, default=Limits().move_seconds)
     validate.set_defaults(run=cmd_validate)
 
-    replay = commands.add_parser("replay", help="show a replay in the terminal")
+    replay = commands.add_parser("replay", help="show a replay in the terminal or a web page")
     replay.add_argument("file", type=Path)
     replay.add_argument("--color", action=argparse.BooleanOptionalAction, default=None)
+    replay.add_argument(
+        "--html",
+        type=Path,
+        metavar="OUT.html",
+        help="write a self-contained page with the replay viewer instead of printing text",
+    )
     replay.set_defaults(run=cmd_replay)
 
     check = commands.add_parser("check-replay", help="check replays against every rule")

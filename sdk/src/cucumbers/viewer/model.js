@@ -1,0 +1,265 @@
+/**
+ * The replay viewer's model: pure functions from a `cucumbers-replay/1` replay to the table
+ * at any moment of the game. No DOM here, so node can test it and the renderer stays dumb.
+ *
+ * A *position* is a moment between plays: round `round` (index into `replay.rounds`), trick
+ * `trick` (index into that round's tricks) and `played` cards of that trick on the table.
+ * Only a round's first trick has a `played: 0` position (the fresh deal); every other trick
+ * starts with its first card, so stepping forward never shows an empty table mid-round.
+ * A round's last position (its last trick complete) is also the moment it is scored.
+ *
+ * Replays come from bots' games and may be broken (a replay the validator rejects is the one
+ * someone wants to look at), so every read tolerates missing keys and wrong types.
+ *
+ * @module model
+ */
+
+/** @typedef {{round: number, trick: number, played: number}} Position */
+
+const list = (value) => (Array.isArray(value) ? value : []);
+const obj = (value) => (value && typeof value === "object" && !Array.isArray(value) ? value : {});
+
+/** The rounds of a replay, each with its tricks and their plays normalised to lists. */
+export function roundsOf(replay) {
+  return list(obj(replay).rounds).map((raw) => {
+    const round = obj(raw);
+    const tricks = list(round.tricks).map((t) => ({ ...obj(t), plays: list(obj(t).plays).map(obj) }));
+    return { ...round, tricks };
+  });
+}
+
+/**
+ * Every position of the game in order: the list the viewer steps through.
+ * @returns {Position[]}
+ */
+export function timeline(replay) {
+  const positions = [];
+  roundsOf(replay).forEach((round, r) => {
+    positions.push({ round: r, trick: 0, played: 0 });
+    round.tricks.forEach((trick, t) => {
+      trick.plays.forEach((_, p) => positions.push({ round: r, trick: t, played: p + 1 }));
+    });
+  });
+  if (positions.length === 0) positions.push({ round: 0, trick: 0, played: 0 });
+  return positions;
+}
+
+/** True when the position shows a whole trick (its winner is known). */
+export function trickComplete(replay, pos) {
+  const trick = roundsOf(replay)[pos.round]?.tricks[pos.trick];
+  return Boolean(trick) && pos.played > 0 && pos.played === trick.plays.length;
+}
+
+/** True when the position is a round's last: the round is scored. */
+export function roundOver(replay, pos) {
+  const round = roundsOf(replay)[pos.round];
+  return Boolean(round) && pos.trick === round.tricks.length - 1 && trickComplete(replay, pos);
+}
+
+/**
+ * The index reached from `index` by one step of `unit` ("play", "trick" or "round") in
+ * direction `dir` (+1 or -1), clamped to the timeline.
+ *
+ * By trick: forward to the next moment a trick is complete; back to the previous one (or the
+ * round's deal). By round: forward to the next deal; back to this round's deal, or the
+ * previous round's when already there.
+ */
+export function step(replay, positions, index, unit, dir) {
+  const last = positions.length - 1;
+  if (unit === "play") return clamp(index + dir, 0, last);
+  const stop =
+    unit === "trick"
+      ? (p) => trickComplete(replay, p) || (p.played === 0 && p.trick === 0)
+      : (p) => p.played === 0;
+  for (let i = index + dir; i >= 0 && i <= last; i += dir) {
+    if (stop(positions[i])) return i;
+  }
+  return dir > 0 ? last : 0;
+}
+
+const clamp = (n, lo, hi) => Math.max(lo, Math.min(hi, n));
+
+/** The URL-hash key of a position: `g2-r3-t4-p2` (game, round number, trick and plays from 1). */
+export function positionKey(game, pos) {
+  return `g${game}-r${pos.round + 1}-t${pos.trick + 1}-p${pos.played}`;
+}
+
+/**
+ * Parse a key made by {@link positionKey} (a leading `#` is allowed).
+ * @returns {{game: number, round: number, trick: number, played: number} | null}
+ *   indexes from 0 for round and trick, or null if it is not a position key.
+ */
+export function parseKey(text) {
+  const m = /^#?g(\d+)(?:-r(\d+)(?:-t(\d+)(?:-p(\d+))?)?)?$/.exec(String(text).trim());
+  if (!m) return null;
+  const [game, round, trick, played] = m.slice(1).map((v) => (v === undefined ? null : Number(v)));
+  return { game, round: Math.max((round ?? 1) - 1, 0), trick: Math.max((trick ?? 1) - 1, 0), played: played ?? 0 };
+}
+
+/**
+ * The timeline index nearest to a parsed key: the exact position if it exists, otherwise the
+ * last position not after it (e.g. `t3-p0`, which does not exist, gives trick 2 complete).
+ */
+export function indexOf(positions, target) {
+  const order = (p) => [p.round, p.trick, p.played];
+  const before = (a, b) => {
+    for (let i = 0; i < 3; i++) if (a[i] !== b[i]) return a[i] < b[i];
+    return true;
+  };
+  let best = 0;
+  positions.forEach((p, i) => {
+    if (before(order(p), order(target))) best = i;
+  });
+  return best;
+}
+
+/**
+ * Where a fault happened: the timeline position of the faulted seat's (auto) play in the
+ * fault's round and trick, or that trick's first play when the replay does not show it.
+ */
+export function faultPosition(replay, fault) {
+  const rounds = roundsOf(replay);
+  const r = rounds.findIndex((round, i) => (round.number ?? i + 1) === fault.round);
+  if (r < 0) return null;
+  const t = clamp((Number(fault.trick) || 1) - 1, 0, Math.max(rounds[r].tricks.length - 1, 0));
+  const plays = rounds[r].tricks[t]?.plays ?? [];
+  const p = plays.findIndex((play) => play.seat === fault.seat);
+  return { round: r, trick: t, played: p >= 0 ? p + 1 : Math.min(1, plays.length) };
+}
+
+const atOrAfter = (pos, mark) =>
+  pos.round !== mark.round
+    ? pos.round > mark.round
+    : pos.trick !== mark.trick
+      ? pos.trick > mark.trick
+      : pos.played >= mark.played;
+
+/**
+ * The table at a position: everything the viewer draws.
+ *
+ * @returns {{
+ *   game: string, concombre: boolean, roundNumber: number, rounds: number,
+ *   trickNumber: number, tricks: number, dealer: (number|null), leader: (number|null),
+ *   seats: Array<{seat: number, name: string, owner: (string|null), version: (number|null),
+ *     hand: number[], inPlay: boolean, score: number, half: boolean, penaltyCards: number[],
+ *     out: (""|"eliminated"|"disqualified"), faulted: boolean}>,
+ *   trick: {plays: Array<{seat: number, card: number, auto: boolean}>, complete: boolean,
+ *     winner: (number|null), leader: (number|null)},
+ *   result: (null|{loser: number, card: number, penalty: number, doubled: boolean,
+ *     eliminated: number[], half: number[], disqualified: number[]}),
+ *   faultsNow: object[], faultsThisRound: object[], placement: (number[]|null)
+ * }}
+ */
+export function tableAt(replay, pos) {
+  const data = obj(replay);
+  const rounds = roundsOf(data);
+  const players = list(data.players).map(obj);
+  const seatCount = Math.max(players.length, ...rounds.map((r) => list(r.hands).length), 0);
+  const concombre = data.game === "concombre";
+  const round = rounds[pos.round] ?? { tricks: [], hands: [] };
+  const number = round.number ?? pos.round + 1;
+  const over = roundOver(data, pos);
+  const scored = over ? pos.round + 1 : pos.round; // rounds whose results are on the table
+  const history = rounds.slice(0, scored);
+  const faults = list(data.faults).map(obj);
+  const faultsWithPos = faults.map((f) => ({ fault: f, at: faultPosition(data, f) }));
+  const disqualified = new Set(
+    faultsWithPos.filter(({ at }) => at && (at.round < pos.round || (at.round === pos.round && over))).map(({ fault }) => fault.seat),
+  );
+  const eliminated = new Set(history.flatMap((r) => list(r.eliminated)));
+  const half = new Set(history.flatMap((r) => list(r.half)));
+  const lastScores = list(history.at(-1)?.scores);
+  const cards = concombre ? penaltyCards(history, seatCount, disqualifiedBy(faults)) : null;
+  const played = playedCards(round, pos);
+  const faulted = new Set(faultsWithPos.filter(({ at }) => at && at.round === pos.round && atOrAfter(pos, at)).map(({ fault }) => fault.seat));
+  const seats = Array.from({ length: seatCount }, (_, seat) => {
+    const player = players.find((p) => p.seat === seat) ?? players[seat] ?? {};
+    const dealt = list(list(round.hands)[seat]);
+    return {
+      seat,
+      name: String(player.name ?? `seat ${seat}`),
+      owner: player.owner == null ? null : String(player.owner),
+      version: Number.isInteger(player.version) ? player.version : null,
+      hand: without(dealt, played[seat] ?? []).sort((a, b) => a - b),
+      inPlay: Array.isArray(list(round.hands)[seat]),
+      score: Number(lastScores[seat] ?? 0),
+      half: half.has(seat),
+      penaltyCards: cards ? cards[seat] : [],
+      out: disqualified.has(seat) ? "disqualified" : eliminated.has(seat) ? "eliminated" : "",
+      faulted: faulted.has(seat),
+    };
+  });
+  const trick = round.tricks[pos.trick] ?? { plays: [] };
+  const shown = trick.plays.slice(0, pos.played).map((p) => ({ seat: p.seat, card: p.card, auto: p.auto === true }));
+  const complete = trickComplete(data, pos);
+  return {
+    game: String(data.game ?? ""),
+    concombre,
+    roundNumber: number,
+    rounds: rounds.length,
+    trickNumber: pos.trick + 1,
+    tricks: round.tricks.length,
+    dealer: round.dealer ?? null,
+    leader: round.leader ?? null,
+    seats,
+    trick: { plays: shown, complete, winner: complete ? (trick.winner ?? null) : null, leader: trick.leader ?? null },
+    result: over
+      ? {
+          loser: round.loser,
+          card: round.card,
+          penalty: round.penalty,
+          doubled: round.doubled === true,
+          eliminated: list(round.eliminated),
+          half: list(round.half),
+          disqualified: faults.filter((f) => f.round === number).map((f) => f.seat),
+        }
+      : null,
+    faultsNow: faultsWithPos.filter(({ at }) => at && samePos(at, pos)).map(({ fault }) => fault),
+    faultsThisRound: faultsWithPos.filter(({ at }) => at && at.round === pos.round && atOrAfter(pos, at)).map(({ fault }) => fault),
+    placement: over && pos.round === rounds.length - 1 ? list(data.placement) : null,
+  };
+}
+
+const samePos = (a, b) => a.round === b.round && a.trick === b.trick && a.played === b.played;
+
+/** Cards each seat has played in `round` up to `pos`, by seat. */
+function playedCards(round, pos) {
+  const bySeat = {};
+  round.tricks.forEach((trick, t) => {
+    const upto = t < pos.trick ? trick.plays.length : t === pos.trick ? pos.played : 0;
+    trick.plays.slice(0, upto).forEach((p) => (bySeat[p.seat] ??= []).push(p.card));
+  });
+  return bySeat;
+}
+
+/** `hand` minus one copy of each card in `gone` (ranks repeat, so a set would not do). */
+function without(hand, gone) {
+  const rest = [...hand];
+  for (const card of gone) {
+    const i = rest.indexOf(card);
+    if (i >= 0) rest.splice(i, 1);
+  }
+  return rest;
+}
+
+/** Round number → seats disqualified at its end. */
+function disqualifiedBy(faults) {
+  const byRound = new Map();
+  faults.forEach((f) => byRound.set(f.round, [...(byRound.get(f.round) ?? []), f.seat]));
+  return (round, index) => byRound.get(round.number ?? index + 1) ?? [];
+}
+
+/**
+ * Concombre: the penalty cards lying in front of each seat after the rounds in `history`
+ * (rules.md: the loser keeps the card; a half-cucumber keeps only its highest; eliminated and
+ * disqualified seats give theirs back).
+ */
+export function penaltyCards(history, seatCount, disqualifiedAt) {
+  const lying = Array.from({ length: seatCount }, () => []);
+  history.forEach((round, index) => {
+    if (Number.isInteger(round.loser) && lying[round.loser]) lying[round.loser].push(round.card);
+    list(round.half).forEach((s) => lying[s] && (lying[s] = [Math.max(...lying[s])]));
+    [...list(round.eliminated), ...disqualifiedAt(round, index)].forEach((s) => lying[s] && (lying[s] = []));
+  });
+  return lying;
+}

@@ -1,0 +1,392 @@
+/**
+ * The replay viewer: draws a `cucumbers-replay/1` game as a card table and steps through it.
+ *
+ * Markup it enhances (one element per game; the platform's match page and the offline page
+ * written by `cucumbers replay --html` both use it):
+ *
+ *   <details data-replay-viewer data-game="1" data-replay-url="/api/…/replay/" open>…</details>
+ *   <div data-replay-viewer data-game="1" data-replay-inline="replay-json"></div>
+ *
+ * `data-replay-url` is fetched when the element is (or gets) open; `data-replay-inline` names
+ * a `<script type="application/json">` holding the replay. The position lives in the URL
+ * hash (`#g2-r3-t4-p2`, see model.js) so a moment can be linked.
+ *
+ * Every name and fault detail comes from bots and their authors: text goes in through
+ * `textContent` only, never as HTML.
+ *
+ * @module viewer
+ */
+import { indexOf, parseKey, positionKey, roundsOf, step, tableAt, timeline } from "./model.js";
+
+/** Keyboard shortcuts, drawn on the page as help. */
+export const SHORTCUTS = [
+  ["← / →", "previous / next play"],
+  ["Shift + ← / →", "previous / next trick"],
+  ["PgUp / PgDn or [ / ]", "previous / next round"],
+  ["Home / End", "start / end of the game"],
+  ["Space", "play / pause"],
+];
+
+const SPEEDS = [0.5, 1, 2, 4];
+const STEP_MS = 900; // one play per 0.9 s at 1×: slow enough to follow a trick being built
+const TITLES = { "five-cucumbers": "Five Cucumbers", concombre: "Concombre" };
+
+/** Create an element with attributes (`data-*`, `class`, …) and children (nodes or text). */
+function h(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === false || value === null || value === undefined) continue;
+    node.setAttribute(key, value === true ? "" : String(value));
+  }
+  for (const child of children.flat()) {
+    if (child !== null && child !== undefined && child !== false) node.append(child);
+  }
+  return node;
+}
+
+/** A card face; `small` for penalty cards. */
+const card = (value, attrs = {}) => h("span", { class: "cv-card", "data-card": value, ...attrs }, String(value));
+
+/**
+ * One viewer bound to one game's replay inside `root`.
+ * Returns a controller: `{goTo(index), move(unit, dir), toggle(), key(), index()}`.
+ */
+export function mountViewer(root, replay, { game = 1, onMove = () => {} } = {}) {
+  const positions = timeline(replay);
+  const state = { index: 0, timer: null, speed: 1 };
+  const parts = skeleton(root, replay, game);
+
+  function render() {
+    const pos = positions[state.index];
+    const table = tableAt(replay, pos);
+    root.dataset.positionKey = positionKey(game, pos);
+    root.dataset.positionIndex = String(state.index);
+    parts.position.textContent = `Round ${table.roundNumber} of ${table.rounds} · trick ${table.trickNumber} of ${table.tricks} · move ${state.index} of ${positions.length - 1}`;
+    parts.scrub.value = String(state.index);
+    parts.seats.replaceChildren(...table.seats.map((seat) => drawSeat(seat, table)));
+    parts.center.replaceChildren(...drawCenter(table));
+    for (const item of parts.rounds.querySelectorAll("[data-round]")) {
+      item.toggleAttribute("aria-current", Number(item.dataset.round) === pos.round + 1);
+    }
+    parts.link.href = `#${root.dataset.positionKey}`;
+  }
+
+  function goTo(index, { user = true } = {}) {
+    state.index = Math.max(0, Math.min(positions.length - 1, index));
+    render();
+    if (state.index === positions.length - 1) pause();
+    if (user) onMove(controller);
+  }
+
+  function pause() {
+    clearInterval(state.timer);
+    state.timer = null;
+    parts.toggle.setAttribute("aria-pressed", "false");
+    parts.toggle.textContent = "Play";
+    root.dataset.playing = "false";
+  }
+
+  function play() {
+    if (state.index === positions.length - 1) goTo(0);
+    clearInterval(state.timer);
+    state.timer = setInterval(() => goTo(state.index + 1), STEP_MS / state.speed);
+    parts.toggle.setAttribute("aria-pressed", "true");
+    parts.toggle.textContent = "Pause";
+    root.dataset.playing = "true";
+  }
+
+  const controller = {
+    game,
+    root,
+    goTo,
+    move: (unit, dir) => goTo(step(replay, positions, state.index, unit, dir)),
+    toggle: () => (state.timer ? pause() : play()),
+    key: () => root.dataset.positionKey,
+    index: () => state.index,
+    /** Go to a parsed hash position ({@link parseKey}). */
+    show: (target) => goTo(indexOf(positions, target), { user: false }),
+    setSpeed(speed) {
+      state.speed = speed;
+      if (state.timer) play();
+    },
+    pause,
+  };
+
+  wireControls(parts, controller, positions);
+  render();
+  return controller;
+}
+
+/** The static parts of a viewer: controls, table, round list and help. */
+function skeleton(root, replay, game) {
+  const button = (action, label, title) => h("button", { type: "button", "data-action": action, title, "aria-label": title }, label);
+  const toggle = h("button", { type: "button", "data-action": "toggle", "aria-pressed": "false", title: "Play / pause (Space)" }, "Play");
+  const speed = h("select", { "data-speed": true, "aria-label": "Speed" }, ...SPEEDS.map((s) => h("option", { value: s, selected: s === 1 }, `${s}×`)));
+  const scrub = h("input", { type: "range", min: 0, max: timeline(replay).length - 1, value: 0, "data-scrub": true, "aria-label": "Position in the game" });
+  const position = h("span", { class: "cv-position", "data-position": true, "aria-live": "polite" });
+  const link = h("a", { class: "cv-link", "data-link": true, title: "Link to this moment" }, "link");
+  const seats = h("div", { class: "cv-seats", "data-seats": true });
+  const center = h("div", { class: "cv-center", "data-center": true });
+  const rounds = h("ol", { class: "cv-rounds", "data-rounds": true }, ...roundsOf(replay).map((round, r) => roundItem(replay, round, r)));
+  const players = Array.isArray(replay?.players) ? replay.players.length : 0;
+  const controls = h(
+    "div",
+    { class: "cv-controls", role: "toolbar", "aria-label": "Replay controls" },
+    button("round-back", "◀ Round", "Previous round (PgUp or [)"),
+    button("trick-back", "◀ Trick", "Previous trick (Shift+←)"),
+    button("play-back", "◀", "Previous play (←)"),
+    toggle,
+    button("play-forward", "▶", "Next play (→)"),
+    button("trick-forward", "Trick ▶", "Next trick (Shift+→)"),
+    button("round-forward", "Round ▶", "Next round (PgDn or ])"),
+    speed,
+    link,
+  );
+  root.classList.add("cv");
+  root.dataset.viewerGame = String(game);
+  root.dataset.seats = String(players);
+  root.tabIndex = 0;
+  root.replaceChildren(
+    h("p", { class: "cv-title" }, `${TITLES[replay?.game] ?? replay?.game ?? "?"} · seed ${replay?.seed ?? "?"} · ${players} players`),
+    controls,
+    h("div", { class: "cv-scrubber" }, scrub, position),
+    h("div", { class: "cv-table", "data-table": true, style: `--seats: ${Math.max(players, 2)}` }, seats, center),
+    h("details", { class: "cv-round-list" }, h("summary", {}, "Rounds"), rounds),
+    h("p", { class: "cv-help", "data-shortcuts": true }, "Keys: ", ...SHORTCUTS.flatMap(([keys, what], i) => [i ? " · " : "", h("kbd", {}, keys), ` ${what}`])),
+  );
+  return { controls, toggle, speed, scrub, position, link, seats, center, rounds };
+}
+
+/** One entry of the round list: its number, loser and penalty; a button that jumps there. */
+function roundItem(replay, round, r) {
+  const name = seatName(replay, round.loser);
+  const unit = replay?.game === "concombre" ? "pts" : "cuc.";
+  return h("li", {}, h("button", { type: "button", "data-round": r + 1 }, `R${round.number ?? r + 1}`, h("small", {}, ` ${name} +${round.penalty ?? "?"} ${unit}`)));
+}
+
+const seatName = (replay, seat) => {
+  const player = (Array.isArray(replay?.players) ? replay.players : []).find((p) => p?.seat === seat);
+  return String(player?.name ?? `seat ${seat}`);
+};
+
+function wireControls(parts, viewer, positions) {
+  const actions = {
+    "round-back": () => viewer.move("round", -1),
+    "trick-back": () => viewer.move("trick", -1),
+    "play-back": () => viewer.move("play", -1),
+    toggle: () => viewer.toggle(),
+    "play-forward": () => viewer.move("play", 1),
+    "trick-forward": () => viewer.move("trick", 1),
+    "round-forward": () => viewer.move("round", 1),
+  };
+  viewer.root.addEventListener("click", (event) => {
+    const target = event.target.closest("[data-action], [data-round]");
+    if (!target || !viewer.root.contains(target)) return;
+    if (target.dataset.action) actions[target.dataset.action]?.();
+    else viewer.goTo(indexOf(positions, { round: Number(target.dataset.round) - 1, trick: 0, played: 0 }));
+  });
+  parts.speed.addEventListener("change", () => viewer.setSpeed(Number(parts.speed.value)));
+  parts.scrub.addEventListener("input", () => viewer.goTo(Number(parts.scrub.value)));
+  parts.link.addEventListener("click", (event) => {
+    event.preventDefault();
+    viewer.goTo(viewer.index());
+  });
+  // Mouse clicks leave the focus where it was, so Space keeps meaning play/pause rather than
+  // pressing the button clicked last.
+  parts.controls.addEventListener("mousedown", (event) => event.target.closest("button") && event.preventDefault());
+}
+
+/** Keys → viewer actions; null for keys the viewer leaves alone. */
+export function actionFor(event) {
+  const { key, shiftKey, altKey, ctrlKey, metaKey } = event;
+  if (altKey || ctrlKey || metaKey) return null;
+  const table = {
+    ArrowLeft: shiftKey ? ["trick", -1] : ["play", -1],
+    ArrowRight: shiftKey ? ["trick", 1] : ["play", 1],
+    PageUp: ["round", -1],
+    "[": ["round", -1],
+    PageDown: ["round", 1],
+    "]": ["round", 1],
+    Home: ["start"],
+    End: ["end"],
+    " ": ["toggle"],
+  };
+  return table[key] ?? null;
+}
+
+function drawSeat(seat, table) {
+  const result = table.result;
+  const winner = table.trick.complete && table.trick.winner === seat.seat;
+  const loser = result !== null && result.loser === seat.seat;
+  const labels = [
+    table.dealer === seat.seat && table.concombre ? h("span", { class: "cv-tag" }, "dealer") : null,
+    seat.half ? h("span", { class: "cv-tag cv-half", title: "half-cucumber used" }, "½ ", cucumber()) : null,
+    seat.out ? h("span", { class: "cv-tag cv-out-tag" }, seat.out) : null,
+    seat.faulted && !seat.out ? h("span", { class: "cv-tag cv-fault-tag" }, "faulted · auto-played") : null,
+  ];
+  return h(
+    "section",
+    {
+      class: "cv-seat",
+      "data-seat": seat.seat,
+      "data-out": seat.out || null,
+      "data-faulted": seat.faulted,
+      "data-half": seat.half,
+      "data-trick-winner": winner,
+      "data-loser": loser,
+      "data-in-play": seat.inPlay,
+      style: `--i: ${seat.seat}`,
+    },
+    h(
+      "header",
+      {},
+      h("b", { class: "cv-name", "data-name": true }, seat.name + (seat.version !== null ? ` v${seat.version}` : "")),
+      seat.owner ? h("span", { class: "cv-owner", "data-owner": true }, ` by ${seat.owner}`) : null,
+      ...labels,
+    ),
+    drawScore(seat, table.concombre),
+    seat.penaltyCards.length ? h("div", { class: "cv-penalty", "data-penalty-cards": true, title: "penalty cards in front" }, ...seat.penaltyCards.map((c) => card(c, { class: "cv-card cv-small" }))) : null,
+    h("div", { class: "cv-hand", "data-hand": true }, ...seat.hand.map((c) => card(c))),
+  );
+}
+
+const cucumber = () => h("i", { class: "cv-cucumber" });
+
+/** Cucumbers as icons (Five Cucumbers: 6 is out) or Concombre points (21 is the line). */
+function drawScore(seat, concombre) {
+  const attrs = { class: "cv-score", "data-score": seat.score };
+  if (concombre) return h("div", attrs, `${seat.score} pts`);
+  // Drawn with CSS rather than an emoji, which not every system has a font for.
+  const icons = Array.from({ length: Math.min(Math.max(seat.score, 0), 12) }, cucumber);
+  return h("div", { ...attrs, title: `${seat.score} cucumbers` }, h("span", { class: "cv-icons", "aria-hidden": "true" }, ...icons), ` ${seat.score} cucumber${seat.score === 1 ? "" : "s"}`);
+}
+
+function drawCenter(table) {
+  const name = (seat) => table.seats[seat]?.name ?? `seat ${seat}`;
+  const trick = table.trick;
+  const plays = trick.plays.map((p) =>
+    h(
+      "figure",
+      { class: "cv-play", "data-play-seat": p.seat, "data-card": p.card, "data-auto": p.auto, "data-winner": trick.complete && trick.winner === p.seat && p === lastOfWinner(trick) },
+      card(p.card),
+      h("figcaption", {}, name(p.seat), p.auto ? h("em", {}, " auto") : null),
+    ),
+  );
+  const out = [
+    h("p", { class: "cv-status", "data-status": true }, `Round ${table.roundNumber} · trick ${table.trickNumber}`),
+    h("div", { class: "cv-trick", "data-trick": table.trickNumber, "data-trick-winner-seat": trick.complete ? trick.winner : null }, ...(plays.length ? plays : [h("span", { class: "cv-empty" }, "new deal")])),
+  ];
+  if (trick.complete) out.push(h("p", { class: "cv-winner-line", "data-trick-winner-line": true }, `${name(trick.winner)} wins the trick`));
+  if (table.result) out.push(drawResult(table, name));
+  for (const fault of table.faultsThisRound) out.push(drawFault(fault, name, table.faultsNow.includes(fault)));
+  if (table.placement) out.push(h("ol", { class: "cv-placement", "data-placement": true }, ...table.placement.map((s) => h("li", { "data-seat": s }, name(s)))));
+  return out;
+}
+
+/** The winning play: the last play of the trick by its winner (ties go to the last played). */
+const lastOfWinner = (trick) => [...trick.plays].reverse().find((p) => p.seat === trick.winner);
+
+function drawResult(table, name) {
+  const r = table.result;
+  const unit = table.concombre ? "points" : "cucumbers";
+  const lines = [h("b", {}, `${name(r.loser)} loses the round`), ` with ${r.card}: +${r.penalty} ${unit}`, r.doubled ? " (doubled: a 1 in the last trick)" : ""];
+  const seats = (list) => list.map(name).join(", ");
+  return h(
+    "div",
+    { class: "cv-result", "data-round-result": true, "data-loser-seat": r.loser, "data-penalty": r.penalty },
+    h("p", {}, ...lines),
+    r.half.length ? h("p", { "data-result-half": true }, `half-cucumber: ${seats(r.half)}`) : null,
+    r.eliminated.length ? h("p", { "data-result-eliminated": true }, `eliminated: ${seats(r.eliminated)}`) : null,
+    r.disqualified.length ? h("p", { "data-result-disqualified": true }, `disqualified (faulted): ${seats(r.disqualified)}`) : null,
+  );
+}
+
+function drawFault(fault, name, now) {
+  return h(
+    "div",
+    { class: "cv-fault", role: now ? "alert" : null, "data-fault": fault.kind, "data-fault-seat": fault.seat, "data-fault-now": now },
+    h("b", {}, `${name(fault.seat)} faulted: ${fault.kind}`),
+    h("span", { "data-fault-detail": true }, ` — ${fault.detail ?? ""}`),
+    h("small", {}, " The engine plays its lowest card to the end of the round; then it is disqualified."),
+  );
+}
+
+/**
+ * Find every `[data-replay-viewer]` in `doc`, load its replay (inline, or fetched when open)
+ * and connect the viewers to the keyboard and the URL hash.
+ */
+export function autoMount(doc = document) {
+  const hub = { viewers: new Map(), active: null, pending: null };
+  const elements = [...doc.querySelectorAll("[data-replay-viewer]")];
+  const syncHash = (viewer) => {
+    hub.active = viewer;
+    history.replaceState(null, "", `#${viewer.key()}`);
+  };
+  const load = async (el) => {
+    if (el.dataset.loading) return;
+    el.dataset.loading = "true";
+    const game = Number(el.dataset.game || 1);
+    const host = el.querySelector("[data-viewer-body]") ?? el;
+    try {
+      const replay = el.dataset.replayInline
+        ? JSON.parse(doc.getElementById(el.dataset.replayInline).textContent)
+        : await fetchReplay(el.dataset.replayUrl);
+      const viewer = mountViewer(host, replay, { game, onMove: syncHash });
+      hub.viewers.set(game, viewer);
+      host.addEventListener("focusin", () => (hub.active = viewer));
+      host.addEventListener("pointerdown", () => (hub.active = viewer));
+      if (hub.pending?.game === game) {
+        viewer.show(hub.pending);
+        hub.active = viewer;
+      }
+      hub.active ??= viewer;
+      el.dataset.loaded = "true";
+    } catch (error) {
+      host.replaceChildren(h("p", { class: "cv-error", "data-viewer-error": true }, `Could not load the replay: ${error.message}`));
+    }
+  };
+  const followHash = () => {
+    const target = parseKey(location.hash);
+    if (!target) return;
+    const el = elements.find((e) => Number(e.dataset.game || 1) === target.game);
+    if (!el) return;
+    hub.pending = target;
+    const viewer = hub.viewers.get(target.game);
+    if (viewer) {
+      viewer.show(target);
+      hub.active = viewer;
+    } else if ("open" in el) el.open = true; // the toggle event loads it
+    else load(el);
+    el.scrollIntoView({ block: "start" });
+  };
+  for (const el of elements) {
+    if ("open" in el && el.tagName === "DETAILS") el.addEventListener("toggle", () => el.open && load(el));
+  }
+  followHash();
+  for (const el of elements) if (!("open" in el && el.tagName === "DETAILS") || el.open) load(el);
+  window.addEventListener("hashchange", followHash);
+  doc.addEventListener("keydown", (event) => onKey(event, hub));
+  return hub;
+}
+
+function onKey(event, hub) {
+  const viewer = hub.active;
+  if (!viewer || event.target.closest?.("input, select, textarea")) return;
+  const action = actionFor(event);
+  // Space on a focused button (reached with Tab) presses that button, as everywhere else.
+  if (!action || (action[0] === "toggle" && event.target.closest?.("button, a, summary"))) return;
+  event.preventDefault();
+  const [what, dir] = action;
+  if (what === "toggle") viewer.toggle();
+  else if (what === "start") viewer.goTo(0);
+  else if (what === "end") viewer.goTo(Infinity);
+  else viewer.move(what, dir);
+}
+
+async function fetchReplay(url) {
+  const response = await fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" });
+  if (!response.ok) throw new Error(`HTTP ${response.status}`);
+  return response.json();
+}
+
+if (typeof document !== "undefined" && document.querySelector("[data-replay-viewer]")) autoMount(document);
