@@ -26,11 +26,13 @@ sandbox: install
 	deploy/ensure-docker.sh
 	$(BIN)/python -m arena image
 
-# The web tests need a real PostgreSQL: install (Debian, root) and start one, with the
-# role and database of DATABASE_URL in platform/web/settings_test.py. The browser tests
+# The web tests need a real PostgreSQL (with the role and database of DATABASE_URL in
+# platform/web/settings_test.py) and Redis (the pipeline's broker): install (Debian, root)
+# and start them. The browser tests
 # (tests/e2e/) need Debian's Chromium.
 services: install
 	deploy/ensure-postgres.sh
+	deploy/ensure-redis.sh
 	deploy/ensure-chromium.sh
 
 test: lint sandbox services
@@ -45,10 +47,11 @@ format: install
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-bench: sandbox
+bench: sandbox services
 	$(BIN)/python benchmarks/engine.py
 	$(BIN)/python benchmarks/process_runner.py
 	$(BIN)/python benchmarks/docker_sandbox.py
+	$(BIN)/python benchmarks/pipeline.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -178,10 +178,35 @@ VALIDATION_STALE_SECONDS = envint("VALIDATION_STALE_SECONDS", 600, minimum=60)
 PROVISIONAL_GAMES = envint("PROVISIONAL_GAMES", 20)
 LEADERBOARD_PAGE_SIZE = envint("LEADERBOARD_PAGE_SIZE", 50, minimum=1)
 
+# --- The ladder (docs/arena.md) -------------------------------------------------------------
+MATCH_GAMES = envint("MATCH_GAMES", 5, minimum=1)
+ELO_K = envint("ELO_K", 16, minimum=1)
+ELO_PROVISIONAL_K = envint("ELO_PROVISIONAL_K", 48, minimum=1)
+#: Ladder table sizes, clipped to each game's legal range (2-6 and 2-7).
+LADDER_MIN_PLAYERS = envint("LADDER_MIN_PLAYERS", 2, minimum=2)
+LADDER_MAX_PLAYERS = envint("LADDER_MAX_PLAYERS", 7, minimum=2)
+#: Queued ladder matches kept per game by the periodic top-up (about what the workers take
+#: between two top-ups); 0 stops the ladder.
+LADDER_QUEUE_TARGET = envint("LADDER_QUEUE_TARGET", 4)
+LADDER_TOP_UP_SECONDS = envint("LADDER_TOP_UP_SECONDS", 15, minimum=1)
+#: Matches counted as "recent" by matchmaking, which seeds tables with the least busy bots.
+MATCHMAKING_WINDOW_HOURS = envint("MATCHMAKING_WINDOW_HOURS", 24, minimum=1)
+#: Attempts of a match (worker lost, infrastructure errors) before it fails unrated.
+MATCH_MAX_ATTEMPTS = envint("MATCH_MAX_ATTEMPTS", 5, minimum=1)
+#: First wait after an infrastructure error, doubled at each attempt (up to 10 minutes).
+MATCH_RETRY_SECONDS = envint("MATCH_RETRY_SECONDS", 10, minimum=0)
+MATCH_REAPER_SECONDS = envint("MATCH_REAPER_SECONDS", 60, minimum=1)
+CHALLENGES_PER_HOUR = envint("CHALLENGES_PER_HOUR", 10, minimum=1)
+
 # --- Celery -------------------------------------------------------------------------------
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
-    CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {"visibility_timeout": 3600}
+    # A message taken by a worker that died is delivered again after this long; workers
+    # look for such messages every tenth restore interval.
+    CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {
+        "visibility_timeout": envint("CELERY_VISIBILITY_TIMEOUT", 3600, minimum=1),
+        "unacked_restore_interval": envint("CELERY_RESTORE_INTERVAL", 10, minimum=1),
+    }
 else:
     # kombu's filesystem transport: the same tasks as production, no server to run.
     _BROKER_DIR = DATA_DIR / "broker"
@@ -206,12 +231,17 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SOFT_TIME_LIMIT = envint("CELERY_SOFT_TIME_LIMIT", 300, minimum=1)
 CELERY_TASK_TIME_LIMIT = envint("CELERY_HARD_TIME_LIMIT", 360, minimum=1)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+#: A match still running this long lost its worker (no task outlives the hard time limit):
+#: another attempt may take it over. Keep it above CELERY_HARD_TIME_LIMIT.
+MATCH_LEASE_SECONDS = envint("MATCH_LEASE_SECONDS", CELERY_TASK_TIME_LIMIT + 60, minimum=1)
 CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
 CELERY_BEAT_SCHEDULE = {
     "requeue-stale-validations": {
         "task": "bots.requeue_stale_validations",
         "schedule": 120.0,
     },
+    "top-up-ladder": {"task": "matches.top_up_ladder", "schedule": float(LADDER_TOP_UP_SECONDS)},
+    "reap-matches": {"task": "matches.reap_matches", "schedule": float(MATCH_REAPER_SECONDS)},
 }
 
 # --- API ------------------------------------------------------------------------------------

@@ -4,6 +4,8 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
+from web.matches.arena_views import ChallengeView
+
 from . import views
 
 router = DefaultRouter()
@@ -15,6 +17,7 @@ router.register("tokens", views.TokenViewSet, basename="api-token")
 urlpatterns = [
     path("leaderboard/", views.LeaderboardView.as_view(), name="api-leaderboard"),
     path("uploads/", views.UploadView.as_view(), name="api-upload"),
+    path("challenges/", ChallengeView.as_view(), name="api-challenge"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("", include(router.urls)),

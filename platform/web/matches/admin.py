@@ -4,7 +4,7 @@ from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from .models import Match, MatchGame, Participant
+from .models import Match, MatchGame, MatchStatus, Participant
 
 
 class ParticipantInline(admin.TabularInline):
@@ -48,6 +48,11 @@ class MatchAdmin(admin.ModelAdmin):
 
     @admin.action(description="Requeue the selected failed matches")
     def requeue_failed(self, request: HttpRequest, queryset: QuerySet[Match]) -> None:
-        # The match runner (issue 5) picks queued matches up; only failed ones go back.
-        count = Match.requeue(list(queryset.values_list("pk", flat=True)))
+        # Only failed ones go back; each gets its task again once the UPDATE committed.
+        from .tasks import run_match_task
+
+        ids = list(queryset.filter(status=MatchStatus.FAILED).values_list("pk", flat=True))
+        count = Match.requeue(ids)
+        for match_id in ids:
+            run_match_task.delay_on_commit(match_id)
         self.message_user(request, f"{count} failed match(es) queued again.")

@@ -6,9 +6,14 @@ A match moves ``queued → running → finished`` (or ``failed``); a worker take
 
 from __future__ import annotations
 
+import uuid
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
 from django.core.files.storage import Storage, storages
 from django.db import models
-from django.db.models import F
+from django.db.models import F, Q
 from django.urls import reverse
 from django.utils import timezone
 
@@ -46,7 +51,18 @@ class Match(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     attempts = models.PositiveSmallIntegerField(default=0)
+    # The attempt that holds a running match: only it may record the result (a worker that
+    # died and whose match was taken over must not record it a second time).
+    attempt = models.UUIDField(null=True, blank=True, editable=False)
     failure_reason = models.TextField(blank=True)
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="challenges",
+        help_text="who asked for this challenge",
+    )
 
     class Meta:
         indexes = [
@@ -62,11 +78,24 @@ class Match(models.Model):
         return reverse("match-detail", args=[self.pk])
 
     @classmethod
-    def claim(cls, match_id: int) -> bool:
-        """Move a queued match to running; True only for the one caller that did."""
+    def claim(
+        cls,
+        match_id: int,
+        attempt: uuid.UUID | None = None,
+        stale_before: datetime | None = None,
+    ) -> bool:
+        """Move a queued match to running; True only for the one caller that did. With
+        ``stale_before``, a match still running since before then is taken over too (its
+        worker died: no task outlives the hard time limit)."""
+        takeable = Q(status=MatchStatus.QUEUED)
+        if stale_before is not None:
+            takeable |= Q(status=MatchStatus.RUNNING, started_at__lt=stale_before)
         return (
-            cls.objects.filter(pk=match_id, status=MatchStatus.QUEUED).update(
-                status=MatchStatus.RUNNING, started_at=timezone.now(), attempts=F("attempts") + 1
+            cls.objects.filter(takeable, pk=match_id).update(
+                status=MatchStatus.RUNNING,
+                started_at=timezone.now(),
+                attempts=F("attempts") + 1,
+                attempt=attempt,
             )
             == 1
         )
@@ -136,3 +165,40 @@ class MatchGame(models.Model):
 
     def __str__(self) -> str:
         return f"{self.match} game {self.number}"
+
+
+class AppendOnlyError(Exception):
+    """Something tried to change a history row."""
+
+
+class RatingChange(models.Model):
+    """One bot's rating change in one rated game: append-only history (rating charts)."""
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="rating_changes")
+    version = models.ForeignKey(
+        BotVersion, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="rating_changes")
+    game = models.PositiveSmallIntegerField(help_text="the game's number in its match")
+    before = models.FloatField()
+    after = models.FloatField()
+    delta = models.FloatField()
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            # A second guard against recording a match twice, below the status check.
+            models.UniqueConstraint(
+                fields=["match", "game", "bot"], name="rating_change_once_per_game"
+            ),
+        ]
+        indexes = [models.Index(fields=["bot", "created_at"], name="rating_history")]
+        ordering = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.bot_id}: {self.before:.1f} -> {self.after:.1f} ({self.match_id}/{self.game})"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self._state.adding:
+            raise AppendOnlyError("rating history is append-only")
+        super().save(*args, **kwargs)

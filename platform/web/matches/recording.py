@@ -97,6 +97,13 @@ def record_series(
             zip(entrants, standings(outcomes, len(entrants)), strict=True)
         )
     )
+    store_games(match, outcomes, files)
+    return match
+
+
+def store_games(match: Match, outcomes: Sequence[GameOutcome], files: StoredFiles) -> None:
+    """One row per game, with its replay stored through ``files`` (inside the caller's
+    transaction)."""
     for outcome in outcomes:
         row = MatchGame(
             match=match,
@@ -113,4 +120,3 @@ def record_series(
                 match.pk, outcome.game_number, outcome.replay
             )
         row.save()
-    return match

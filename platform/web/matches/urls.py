@@ -2,9 +2,11 @@ from __future__ import annotations
 
 from django.urls import path
 
-from . import views
+from . import arena_views, views
 
 urlpatterns = [
+    path("bots/<int:bot_id>/challenge/", arena_views.challenge, name="bot-challenge"),
+    path("arena/status/", arena_views.arena_status, name="arena-status"),
     path("matches/", views.match_list, name="match-list"),
     path("matches/<int:match_id>/", views.match_detail, name="match-detail"),
     path(

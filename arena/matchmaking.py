@@ -1,0 +1,107 @@
+"""Ladder matchmaking (pure functions, no ORM): which bots sit at the next tables.
+
+A table is built around a *seed* bot, the one with the fewest recent games (a new version
+first among equals, then at random), so that every active bot plays at about the same
+rate. Its opponents are the bots closest to it in Elo after adding some noise (so close
+bots meet most, but everyone meets everyone now and then), with a small penalty for bots
+that already played more than the others. The table size is drawn uniformly over the legal
+range. A bot never sits twice at a table: the candidates are distinct bots.
+
+:func:`plan_tables` plans several tables at once, counting each planned table as games
+already played, so one planning run spreads its tables over the whole ladder.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A bot that may be seated (its active version is the one that plays).
+
+    Attributes:
+        bot_id: the bot's id.
+        rating: its Elo.
+        recent_games: matches it played (or has queued) in the recent window.
+        new_version: its active version has no rated game yet.
+    """
+
+    bot_id: int
+    rating: float
+    recent_games: int = 0
+    new_version: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class MatchmakingSettings:
+    """Attributes:
+    min_players, max_players: the table sizes to draw from (within the game's legal range).
+    rating_noise: standard deviation (Elo points) of the noise added to the rating
+        distance when choosing opponents.
+    busy_penalty: Elo points of distance added per recent game above the least busy bot.
+    """
+
+    min_players: int
+    max_players: int
+    rating_noise: float = 150.0
+    busy_penalty: float = 50.0
+
+    def __post_init__(self) -> None:
+        if not 2 <= self.min_players <= self.max_players:
+            raise ValueError(
+                f"table sizes {self.min_players}..{self.max_players}: need 2 <= min <= max"
+            )
+
+
+def pick_seed(candidates: Sequence[Candidate], rng: random.Random) -> Candidate:
+    """The least busy candidate; new versions first among equals, then at random."""
+    fewest = min(c.recent_games for c in candidates)
+    least_busy = [c for c in candidates if c.recent_games == fewest]
+    fresh = [c for c in least_busy if c.new_version]
+    return rng.choice(fresh or least_busy)
+
+
+def pick_table(
+    candidates: Sequence[Candidate], settings: MatchmakingSettings, rng: random.Random
+) -> list[Candidate] | None:
+    """One table: the seed first, then its opponents. None when fewer bots than
+    ``settings.min_players`` can play."""
+    if len({c.bot_id for c in candidates}) != len(candidates):
+        raise ValueError("each bot may be a candidate once")
+    if len(candidates) < settings.min_players:
+        return None
+    size = rng.randint(settings.min_players, min(settings.max_players, len(candidates)))
+    seed = pick_seed(candidates, rng)
+    fewest = min(c.recent_games for c in candidates)
+
+    def distance(other: Candidate) -> float:
+        busy = (other.recent_games - fewest) * settings.busy_penalty
+        return abs(other.rating - seed.rating) + busy + abs(rng.gauss(0, settings.rating_noise))
+
+    others = sorted((c for c in candidates if c.bot_id != seed.bot_id), key=distance)
+    return [seed, *others[: size - 1]]
+
+
+def plan_tables(
+    candidates: Sequence[Candidate],
+    count: int,
+    settings: MatchmakingSettings,
+    rng: random.Random,
+) -> list[list[int]]:
+    """``count`` tables of bot ids (the seed first), each counted as a recent game of its
+    bots before the next is planned. Fewer (none) when too few bots can play."""
+    pool = {c.bot_id: c for c in candidates}
+    tables: list[list[int]] = []
+    for _ in range(count):
+        table = pick_table(list(pool.values()), settings, rng)
+        if table is None:
+            break
+        tables.append([c.bot_id for c in table])
+        for seated in table:
+            pool[seated.bot_id] = Candidate(
+                seated.bot_id, seated.rating, seated.recent_games + 1, new_version=False
+            )
+    return tables

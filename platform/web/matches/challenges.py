@@ -1,0 +1,100 @@
+"""Challenges: a user asks for an unrated match between one of their bots and bots they
+pick. One service for the form and the API; each refusal has a code and an HTTP status."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import timedelta
+from enum import StrEnum
+from http import HTTPStatus
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from cucumbers.games import rules_for
+from web.bots.models import Bot
+
+from .ladder import create_match
+from .models import Match, MatchKind
+
+
+class ChallengeProblem(StrEnum):
+    UNKNOWN_BOT = "unknown_bot"
+    FOREIGN_BOT = "foreign_bot"
+    NOT_PLAYING = "not_playing"
+    GAME_MISMATCH = "game_mismatch"
+    DUPLICATE_BOT = "duplicate_bot"
+    TABLE_SIZE = "table_size"
+    TOO_MANY_CHALLENGES = "too_many_challenges"
+
+
+HTTP_STATUS = {
+    ChallengeProblem.UNKNOWN_BOT: HTTPStatus.NOT_FOUND,
+    ChallengeProblem.FOREIGN_BOT: HTTPStatus.FORBIDDEN,
+    ChallengeProblem.NOT_PLAYING: HTTPStatus.CONFLICT,
+    ChallengeProblem.TOO_MANY_CHALLENGES: HTTPStatus.TOO_MANY_REQUESTS,
+}
+
+
+class ChallengeError(Exception):
+    """A challenge refused before anything was queued; ``message`` is for the user."""
+
+    def __init__(self, problem: ChallengeProblem, message: str) -> None:
+        super().__init__(message)
+        self.problem = problem
+        self.message = message
+
+    @property
+    def http_status(self) -> HTTPStatus:
+        return HTTP_STATUS.get(self.problem, HTTPStatus.BAD_REQUEST)
+
+
+def challenges_last_hour(user: AbstractBaseUser) -> int:
+    since = timezone.now() - timedelta(hours=1)
+    return Match.objects.filter(requested_by=user, created_at__gte=since).count()
+
+
+def create_challenge(user: AbstractBaseUser, bot_id: int, opponent_ids: Sequence[int]) -> Match:
+    """A queued, unrated challenge match: the user's bot first, then the opponents."""
+    ids = [bot_id, *opponent_ids]
+    if len(set(ids)) != len(ids):
+        raise ChallengeError(ChallengeProblem.DUPLICATE_BOT, "Each bot may play only once.")
+    with transaction.atomic():
+        # Lock the user's row: two requests at once cannot both slip under the quota.
+        get_user_model().objects.select_for_update().get(pk=user.pk)
+        found = Bot.objects.select_related("owner", "active_version").in_bulk(ids)
+        if len(found) != len(ids):
+            raise ChallengeError(ChallengeProblem.UNKNOWN_BOT, "No such bot.")
+        bots = [found[i] for i in ids]
+        mine = bots[0]
+        if mine.owner_id != user.pk:
+            raise ChallengeError(
+                ChallengeProblem.FOREIGN_BOT, "You can challenge with your own bots only."
+            )
+        for bot in bots:
+            if not bot.on_leaderboard:
+                raise ChallengeError(
+                    ChallengeProblem.NOT_PLAYING, f"{bot} has no active version or is inactive."
+                )
+            if bot.game != mine.game:
+                raise ChallengeError(
+                    ChallengeProblem.GAME_MISMATCH, f"{bot} plays {bot.get_game_display()}."
+                )
+        rules = rules_for(mine.game)
+        if not rules.min_players <= len(bots) <= rules.max_players:
+            raise ChallengeError(
+                ChallengeProblem.TABLE_SIZE,
+                f"{mine.get_game_display()} is played by {rules.min_players} to"
+                f" {rules.max_players} bots: pick {rules.min_players - 1} to"
+                f" {rules.max_players - 1} opponents.",
+            )
+        quota = settings.CHALLENGES_PER_HOUR
+        if challenges_last_hour(user) >= quota:
+            raise ChallengeError(
+                ChallengeProblem.TOO_MANY_CHALLENGES,
+                f"You can ask for {quota} challenges per hour; try again later.",
+            )
+        return create_match(mine.game, MatchKind.CHALLENGE, bots, rated=False, requested_by=user)

@@ -1,0 +1,36 @@
+"""Structured log lines for a match's life cycle: ``event=match.finished match=12 ...``,
+one ``key=value`` line per step, so that a log search can follow one match or count events."""
+
+from __future__ import annotations
+
+import logging
+from enum import StrEnum
+
+logger = logging.getLogger("web.matches.lifecycle")
+
+
+class MatchEvent(StrEnum):
+    QUEUED = "match.queued"
+    CLAIMED = "match.claimed"
+    BUSY = "match.busy"
+    SKIPPED = "match.skipped"
+    FINISHED = "match.finished"
+    RETRY = "match.retry"
+    FAILED = "match.failed"
+    DISCARDED = "match.discarded"
+    REQUEUED = "match.requeued"
+    RESENT = "match.resent"
+
+
+def _value(value: object) -> str:
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    text = str(value)
+    # Quote anything with spaces (failure reasons) so each line stays machine-readable.
+    return f'"{text.replace(chr(34), chr(39))}"' if not text or " " in text else text
+
+
+def log_event(event: MatchEvent, **fields: object) -> None:
+    """One line: ``event=<event>`` then the fields in the order given."""
+    parts = [f"event={event.value}", *(f"{key}={_value(value)}" for key, value in fields.items())]
+    logger.info(" ".join(parts))

@@ -1,0 +1,115 @@
+"""The ladder's side of the database: candidates for matchmaking (``arena.matchmaking``),
+creating queued matches with their participants, and the periodic top-up of the queue."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from datetime import timedelta
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from arena.matchmaking import Candidate, MatchmakingSettings, plan_tables
+from cucumbers.games import rules_for
+from cucumbers.match import SEED_BITS
+from web.bots.models import Bot, Game
+
+from .events import MatchEvent, log_event
+from .models import Match, MatchKind, MatchStatus, Participant
+
+
+def table_sizes(game: str) -> MatchmakingSettings:
+    """The configured table sizes, clipped to the game's legal range."""
+    rules = rules_for(game)
+    low = min(max(settings.LADDER_MIN_PLAYERS, rules.min_players), rules.max_players)
+    high = max(min(settings.LADDER_MAX_PLAYERS, rules.max_players), low)
+    return MatchmakingSettings(low, high)
+
+
+def candidates(game: str) -> list[Candidate]:
+    """Every bot on the game's ladder (active, with an active version), with its matches in
+    the matchmaking window, queued ones included so that planning sees what is pending."""
+    since = timezone.now() - timedelta(hours=settings.MATCHMAKING_WINDOW_HOURS)
+    recent = Count(
+        "participations",
+        filter=Q(
+            participations__match__kind=MatchKind.LADDER,
+            participations__match__created_at__gte=since,
+        ),
+    )
+    bots = Bot.objects.on_leaderboard(game).annotate(recent=recent)
+    return [
+        Candidate(bot.pk, bot.rating, bot.recent, new_version=bot.games_since_version == 0)
+        for bot in bots
+    ]
+
+
+def create_match(
+    game: str,
+    kind: MatchKind,
+    bots: Sequence[Bot],
+    *,
+    rated: bool,
+    requested_by: AbstractBaseUser | None = None,
+    rng: random.Random | None = None,
+) -> Match:
+    """A queued match of ``bots`` (their active versions), its task sent once the caller's
+    transaction commits."""
+    from .tasks import run_match_task  # tasks import this module
+
+    seed = (rng or random.SystemRandom()).getrandbits(SEED_BITS)
+    match = Match.objects.create(
+        game=game,
+        kind=kind,
+        rated=rated,
+        seed=seed,
+        games_planned=settings.MATCH_GAMES,
+        requested_by=requested_by,
+    )
+    Participant.objects.bulk_create(
+        Participant(
+            match=match,
+            index=index,
+            bot=bot,
+            version=bot.active_version,
+            name=f"{bot.owner.username}/{bot.name}",
+        )
+        for index, bot in enumerate(bots)
+    )
+    log_event(MatchEvent.QUEUED, match=match.pk, kind=kind, game=game, seats=len(bots))
+    run_match_task.delay_on_commit(match.pk)
+    return match
+
+
+def queue_ladder_matches(game: str, count: int, rng: random.Random | None = None) -> list[Match]:
+    """Plan ``count`` rated tables for ``game`` and queue them (fewer if too few bots)."""
+    rng = rng or random.Random()
+    plans = plan_tables(candidates(game), count, table_sizes(game), rng)
+    ids = {bot_id for table in plans for bot_id in table}
+    bots = Bot.objects.select_related("owner", "active_version").in_bulk(ids)
+    with transaction.atomic():
+        return [
+            create_match(
+                game, MatchKind.LADDER, [bots[bot_id] for bot_id in table], rated=True, rng=rng
+            )
+            for table in plans
+        ]
+
+
+def queue_depth(game: str) -> int:
+    return Match.objects.filter(game=game, kind=MatchKind.LADDER, status=MatchStatus.QUEUED).count()
+
+
+def top_up(target: int | None = None) -> dict[str, int]:
+    """Queue enough ladder matches that each game has ``target`` waiting
+    (``LADDER_QUEUE_TARGET``); returns how many were queued per game."""
+    target = settings.LADDER_QUEUE_TARGET if target is None else target
+    queued = {}
+    for game in Game.values:
+        missing = target - queue_depth(game)
+        queued[game] = len(queue_ladder_matches(game, missing)) if missing > 0 else 0
+    return queued

@@ -1,0 +1,62 @@
+"""``python manage.py ladder --matches N [--game G]``: play N ladder matches in the
+foreground, exactly as the workers do (matchmaking, sandbox, storage, ratings), printing
+each match and a summary. For demos and benchmarks; no broker or worker is involved."""
+
+from __future__ import annotations
+
+import random
+from time import perf_counter
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from web.bots.models import Bot, Game
+from web.matches.ladder import queue_ladder_matches
+from web.matches.running import RunResult, run_match
+from web.sandbox import SandboxKind
+
+
+class Command(BaseCommand):
+    help = "Play N ladder matches now, in the foreground, and print a summary."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--matches", type=int, required=True, help="how many matches")
+        parser.add_argument("--game", choices=Game.values, help="one game (default: both)")
+        parser.add_argument("--sandbox", choices=[k.value for k in SandboxKind])
+        parser.add_argument("--seed", type=int, help="matchmaking seed, for a repeatable run")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        total = options["matches"]
+        if total < 1:
+            raise CommandError("--matches must be at least 1")
+        games = [options["game"]] if options["game"] else list(Game.values)
+        sandbox = SandboxKind(options["sandbox"]) if options["sandbox"] else None
+        rng = random.Random(options["seed"])
+        results: dict[RunResult, int] = {}
+        rated_games = 0
+        started = perf_counter()
+        for number in range(total):
+            game = games[number % len(games)]
+            queued = queue_ladder_matches(game, 1, rng)
+            if not queued:
+                raise CommandError(f"{game}: too few bots with an active version to play")
+            match = queued[0]
+            report = run_match(match.pk, sandbox)
+            results[report.result] = results.get(report.result, 0) + 1
+            if report.result is RunResult.FINISHED:
+                rated_games += match.games_planned
+            names = ", ".join(match.participants.order_by("index").values_list("name", flat=True))
+            self.stdout.write(
+                f"[{number + 1}/{total}] match {match.pk} {game}: {report.result.value}"
+                f" ({names}){' ' + report.reason if report.reason else ''}"
+            )
+        elapsed = perf_counter() - started
+        summary = ", ".join(f"{count} {result.value}" for result, count in results.items())
+        self.stdout.write(
+            f"{total} matches in {elapsed:.1f} s ({summary}); {rated_games} rated games,"
+            f" {rated_games / elapsed * 3600:.0f} games/hour"
+        )
+        for game in games:
+            self.stdout.write(f"{game} leaderboard:")
+            for rank, bot in enumerate(Bot.objects.on_leaderboard(game)[:10], start=1):
+                self.stdout.write(f"  {rank:2d}. {bot}  {bot.rating:7.1f}  ({bot.games} games)")

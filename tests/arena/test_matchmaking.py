@@ -1,0 +1,102 @@
+"""Matchmaking: who is seated, at which table sizes, and how evenly over time."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from arena.matchmaking import (
+    Candidate,
+    MatchmakingSettings,
+    pick_seed,
+    pick_table,
+    plan_tables,
+)
+
+FIVE_CUCUMBERS = MatchmakingSettings(2, 6)
+
+
+def ladder(n: int, spread: float = 40.0) -> list[Candidate]:
+    return [Candidate(bot_id=i + 1, rating=1200 + spread * i) for i in range(n)]
+
+
+def test_the_seed_is_the_least_busy_bot_and_new_versions_come_first() -> None:
+    bots = [
+        Candidate(1, 1500, recent_games=3),
+        Candidate(2, 1500, recent_games=1),
+        Candidate(3, 1500, recent_games=1, new_version=True),
+        Candidate(4, 1500, recent_games=0, new_version=False),
+    ]
+    assert pick_seed(bots, random.Random(1)).bot_id == 4
+    assert pick_seed(bots[:3], random.Random(1)).bot_id == 3
+
+
+def test_too_few_bots_give_no_table() -> None:
+    assert pick_table([Candidate(1, 1500)], FIVE_CUCUMBERS, random.Random(0)) is None
+    assert plan_tables([Candidate(1, 1500)], 5, FIVE_CUCUMBERS, random.Random(0)) == []
+
+
+def test_a_bot_listed_twice_is_refused() -> None:
+    with pytest.raises(ValueError):
+        pick_table([Candidate(1, 1500), Candidate(1, 1600)], FIVE_CUCUMBERS, random.Random(0))
+
+
+def test_settings_refuse_an_empty_size_range() -> None:
+    with pytest.raises(ValueError):
+        MatchmakingSettings(4, 3)
+    with pytest.raises(ValueError):
+        MatchmakingSettings(1, 3)
+
+
+def test_opponents_are_mostly_close_in_elo() -> None:
+    bots = ladder(40, spread=50.0)  # 1200 .. 3150
+    rng = random.Random(7)
+    settings = MatchmakingSettings(2, 2, rating_noise=100.0)
+    gaps = []
+    for _ in range(500):
+        seed, other = pick_table(bots, settings, rng)  # type: ignore[misc]
+        gaps.append(abs(seed.rating - other.rating))
+    gaps.sort()
+    assert gaps[len(gaps) // 2] <= 100  # the median opponent is one or two places away
+    assert max(gaps) >= 150  # ...but not always the nearest one: there is some randomness
+
+
+def test_table_sizes_cover_the_legal_range() -> None:
+    rng = random.Random(3)
+    sizes = Counter(
+        len(pick_table(ladder(10), MatchmakingSettings(2, 7), rng) or []) for _ in range(700)
+    )
+    assert set(sizes) == set(range(2, 8))
+    assert min(sizes.values()) > 60  # about 100 each
+
+
+@given(
+    n=st.integers(min_value=0, max_value=12),
+    low=st.integers(min_value=2, max_value=7),
+    extra=st.integers(min_value=0, max_value=5),
+    seed=st.integers(min_value=0, max_value=2**32),
+)
+def test_every_table_is_legal(n: int, low: int, extra: int, seed: int) -> None:
+    settings = MatchmakingSettings(low, low + extra)
+    bots = ladder(n)
+    for table in plan_tables(bots, 20, settings, random.Random(seed)):
+        assert len(set(table)) == len(table)  # never the same bot twice
+        assert settings.min_players <= len(table) <= settings.max_players
+        assert set(table) <= {b.bot_id for b in bots}
+    if n < low:
+        assert plan_tables(bots, 3, settings, random.Random(seed)) == []
+
+
+@pytest.mark.parametrize("sizes", [(2, 6), (2, 7), (4, 4)])
+def test_every_bot_plays_at_a_similar_rate(sizes: tuple[int, int]) -> None:
+    # 30 bots over a wide rating range, including a few far from everyone else.
+    far = [Candidate(100, 400), Candidate(101, 2800), Candidate(102, 0)]
+    bots = [*ladder(27, spread=30.0), *far]
+    tables = plan_tables(bots, 3000, MatchmakingSettings(*sizes), random.Random(11))
+    played = Counter(bot for table in tables for bot in table)
+    assert set(played) == {b.bot_id for b in bots}
+    assert max(played.values()) / min(played.values()) < 1.25

@@ -1,0 +1,34 @@
+"""Helpers of the ladder tests: bots on a ladder and queued matches between them."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+
+from tests.web.factories import active_bot
+from web.bots.models import Bot, Game
+from web.matches.ladder import create_match
+from web.matches.models import Match, MatchKind, RatingChange
+
+
+def ladder_bots(n: int, game: str = Game.FIVE_CUCUMBERS) -> list[Bot]:
+    return [active_bot(name=f"l{i}", game=game) for i in range(n)]
+
+
+def queued_match(bots: Sequence[Bot], *, rated: bool = True, seed: int = 1) -> Match:
+    kind = MatchKind.LADDER if rated else MatchKind.CHALLENGE
+    return create_match(bots[0].game, kind, bots, rated=rated, rng=random.Random(seed))
+
+
+def assert_history_consistent(bots: Sequence[Bot]) -> None:
+    """Every bot's rating is 1500 plus its history, and its history is a chain (each
+    change starts where the previous one ended): a lost update breaks one or the other."""
+    for bot in bots:
+        bot.refresh_from_db()
+        changes = list(RatingChange.objects.filter(bot=bot).order_by("id"))
+        position = 1500.0
+        for change in changes:
+            assert math.isclose(change.before, position, abs_tol=1e-9), (bot, change)
+            position = change.after
+        assert math.isclose(bot.rating, position, abs_tol=1e-9)

@@ -1,0 +1,152 @@
+"""The ladder around the task: top-up of the queue, challenges (form, API, quota), the
+staff status page and the ``ladder`` command."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.management import call_command
+from django.test import Client
+from django.urls import reverse
+
+from tests.web.conftest import logged_in
+from tests.web.factories import active_bot
+from tests.web.matches.arena_helpers import ladder_bots
+from web.bots.models import Bot, Game
+from web.matches import ladder
+from web.matches.models import Match, MatchKind, MatchStatus, RatingChange
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_top_up_keeps_the_target_queued_with_legal_distinct_tables(settings: object) -> None:
+    settings.LADDER_MAX_PLAYERS = 4  # type: ignore[attr-defined]
+    ladder_bots(6, Game.FIVE_CUCUMBERS)
+    ladder_bots(1, Game.CONCOMBRE)  # alone on its ladder: no table
+    assert ladder.top_up(target=3) == {"five-cucumbers": 3, "concombre": 0}
+    assert ladder.top_up(target=3) == {"five-cucumbers": 0, "concombre": 0}
+    for match in Match.objects.all():
+        bots = list(match.participants.values_list("bot", flat=True))
+        assert 2 <= len(bots) <= 4
+        assert len(set(bots)) == len(bots)
+        assert (match.kind, match.rated, match.status) == (MatchKind.LADDER, True, "queued")
+    # The least busy bots are seated first: the six bots all appear.
+    seated = set(Match.objects.values_list("participants__bot", flat=True))
+    assert len(seated) == 6
+
+
+def test_table_sizes_are_clipped_to_the_games_range(settings: object) -> None:
+    settings.LADDER_MAX_PLAYERS = 9  # type: ignore[attr-defined]
+    assert ladder.table_sizes("five-cucumbers").max_players == 6
+    assert ladder.table_sizes("concombre").max_players == 7
+
+
+def test_inactive_bots_and_bots_without_a_version_are_not_candidates() -> None:
+    playing = ladder_bots(2)
+    Bot.objects.filter(pk=playing[1].pk).update(active=False)
+    active_bot(name="other-game", game=Game.CONCOMBRE)
+    assert [c.bot_id for c in ladder.candidates("five-cucumbers")] == [playing[0].pk]
+
+
+def challenge_setup(user: User, other_user: User) -> tuple[Bot, Bot, Bot]:
+    mine = active_bot(owner=user, name="mine")
+    theirs = active_bot(owner=other_user, name="theirs")
+    third = active_bot(owner=other_user, name="third")
+    return mine, theirs, third
+
+
+def test_a_user_challenges_through_the_form_and_the_result_shows_on_both_bots(
+    user: User, other_user: User, alice: Client
+) -> None:
+    mine, theirs, _ = challenge_setup(user, other_user)
+    response = alice.post(reverse("bot-challenge", args=[mine.pk]), {"opponents": [theirs.pk]})
+    assert response.status_code == 302
+    match = Match.objects.get(kind=MatchKind.CHALLENGE)
+    assert (match.rated, match.requested_by, match.status) == (False, user, MatchStatus.QUEUED)
+    assert response["Location"] == match.get_absolute_url()
+    from web.matches.running import run_match
+    from web.sandbox import SandboxKind
+
+    assert run_match(match.pk, SandboxKind.PROCESS).result == "finished"
+    assert not RatingChange.objects.exists()
+    for bot in (mine, theirs):
+        page = Client().get(bot.get_absolute_url())
+        assert match in [p.match for p in page.context["recent"]]
+
+
+def test_only_the_owner_challenges_with_a_bot(user: User, other_user: User, alice: Client) -> None:
+    mine, theirs, third = challenge_setup(user, other_user)
+    response = alice.post(reverse("bot-challenge", args=[theirs.pk]), {"opponents": [third.pk]})
+    assert response.status_code == 403
+    api = alice.post(
+        "/api/challenges/",
+        {"bot": theirs.pk, "opponents": [mine.pk]},
+        content_type="application/json",
+    )
+    assert (api.status_code, api.json()["code"]) == (403, "foreign_bot")
+    assert not Match.objects.exists()
+
+
+def test_the_api_queues_a_challenge_and_refuses_beyond_the_hourly_quota(
+    user: User, other_user: User, alice: Client, settings: object
+) -> None:
+    settings.CHALLENGES_PER_HOUR = 2  # type: ignore[attr-defined]
+    mine, theirs, third = challenge_setup(user, other_user)
+    body = json.dumps({"bot": mine.pk, "opponents": [theirs.pk, third.pk]})
+    for _ in range(2):
+        response = alice.post("/api/challenges/", body, content_type="application/json")
+        assert response.status_code == 201, response.content
+    refused = alice.post("/api/challenges/", body, content_type="application/json")
+    assert refused.status_code == 429
+    assert refused.json()["code"] == "too_many_challenges"
+    assert "2 challenges per hour" in refused.json()["detail"]
+    assert Match.objects.filter(kind=MatchKind.CHALLENGE).count() == 2
+
+
+@pytest.mark.parametrize(
+    ("opponents", "code", "status"),
+    [
+        ("self", "duplicate_bot", 400),
+        ("other-game", "game_mismatch", 400),
+        ("missing", "unknown_bot", 404),
+        ("too-many", "table_size", 400),
+    ],
+)
+def test_the_api_refuses_bad_tables(
+    user: User, other_user: User, alice: Client, opponents: str, code: str, status: int
+) -> None:
+    mine, theirs, _ = challenge_setup(user, other_user)
+    picks = {
+        "self": [mine.pk],
+        "other-game": [active_bot(owner=other_user, game=Game.CONCOMBRE).pk],
+        "missing": [987654],
+        "too-many": [theirs.pk] + [active_bot(owner=other_user).pk for _ in range(5)],
+    }[opponents]
+    response = alice.post(
+        "/api/challenges/", {"bot": mine.pk, "opponents": picks}, content_type="application/json"
+    )
+    assert (response.status_code, response.json()["code"]) == (status, code)
+
+
+def test_the_status_page_is_for_staff_only(user: User, staff: User) -> None:
+    ladder_bots(2)
+    ladder.top_up(target=1)
+    assert logged_in(user).get(reverse("arena-status")).status_code == 302  # to the admin login
+    page = logged_in(staff).get(reverse("arena-status"))
+    assert page.status_code == 200
+    assert page.context["status"].queued == {"ladder": 1}
+
+
+def test_the_ladder_command_plays_matches_in_the_foreground(settings: object) -> None:
+    settings.MATCH_GAMES = 1  # type: ignore[attr-defined]
+    settings.SANDBOX = "process"  # type: ignore[attr-defined]
+    bots = ladder_bots(3)
+    out = io.StringIO()
+    call_command("ladder", "--matches", "3", "--game", "five-cucumbers", "--seed", "1", stdout=out)
+    text = out.getvalue()
+    assert "[3/3]" in text and "3 matches in" in text and "3 finished" in text
+    assert Match.objects.filter(status=MatchStatus.FINISHED).count() == 3
+    assert any(Bot.objects.get(pk=b.pk).rating != 1500 for b in bots)

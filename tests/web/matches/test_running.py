@@ -1,0 +1,189 @@
+"""Running a match as the worker does (the plain function, process runner for speed):
+claim, record once, ratings, faults, infrastructure errors, take-over and the reaper."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+import uuid
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from tests.web.factories import VersionFactory
+from tests.web.matches.arena_helpers import assert_history_consistent, ladder_bots, queued_match
+from web.bots.models import Bot, VersionStatus
+from web.matches import running
+from web.matches.models import Match, MatchStatus, RatingChange
+from web.matches.playing import Timings
+from web.matches.results import record_result
+from web.matches.running import RunResult
+from web.sandbox import SandboxKind
+
+pytestmark = pytest.mark.django_db
+PROCESS = SandboxKind.PROCESS
+CRASHER = b"def play(view):\n    raise RuntimeError('boom')\n"
+
+
+@pytest.fixture(autouse=True)
+def _short_matches(settings: object) -> None:
+    settings.MATCH_GAMES = 2  # type: ignore[attr-defined]
+
+
+def test_a_ladder_match_is_played_stored_and_rated() -> None:
+    bots = ladder_bots(3)
+    match = queued_match(bots)
+    report = running.run_match(match.pk, PROCESS)
+    assert report.result is RunResult.FINISHED
+    match.refresh_from_db()
+    assert (match.status, match.sandbox, match.attempts) == (MatchStatus.FINISHED, "process", 1)
+    games = list(match.games.all())
+    assert [g.number for g in games] == [1, 2]
+    with games[0].replay.open("rb") as handle:
+        replay = json.loads(gzip.decompress(handle.read()))
+    assert replay["format"] == "cucumbers-replay/1"
+    assert {p["bot"] for p in replay["players"]} == {b.pk for b in bots}
+    participants = list(match.participants.order_by("index"))
+    assert sorted(p.placement for p in participants)[0] == 1
+    assert all(p.rating_before == 1500.0 and p.rating_after is not None for p in participants)
+    assert RatingChange.objects.filter(match=match).count() == 3 * 2
+    for bot, p in zip(bots, participants, strict=True):
+        bot.refresh_from_db()
+        assert bot.rating == p.rating_after
+        assert (bot.games, bot.games_since_version) == (2, 2)
+    # Everyone is provisional (same K): the ratings' sum is conserved.
+    assert math.isclose(sum(b.rating for b in bots), 3 * 1500.0)
+    assert any(b.rating != 1500.0 for b in bots)
+    assert_history_consistent(bots)
+
+
+def test_running_a_match_twice_records_it_once() -> None:
+    bots = ladder_bots(2)
+    match = queued_match(bots)
+    assert running.run_match(match.pk, PROCESS).result is RunResult.FINISHED
+    ratings = [Bot.objects.get(pk=b.pk).rating for b in bots]
+    assert running.run_match(match.pk, PROCESS).result is RunResult.SKIPPED
+    assert [Bot.objects.get(pk=b.pk).rating for b in bots] == ratings
+    assert RatingChange.objects.filter(match=match).count() == 2 * 2
+    assert match.games.count() == 2
+    assert math.isclose(sum(ratings), 2 * 1500.0)  # two players, same K: zero sum
+
+
+def test_a_dead_attempt_cannot_record_after_its_match_was_taken_over(settings: object) -> None:
+    bots = ladder_bots(2)
+    match = queued_match(bots)
+    dead = uuid.uuid4()
+    assert Match.claim(match.pk, dead)
+    # While its lease runs, nobody else may take the match.
+    busy = running.run_match(match.pk, PROCESS)
+    assert busy.result is RunResult.BUSY and busy.delay > 60
+    # The lease is over (its worker died): the next attempt takes it over and records it.
+    Match.objects.filter(pk=match.pk).update(started_at=timezone.now() - timedelta(hours=1))
+    assert running.run_match(match.pk, PROCESS).result is RunResult.FINISHED
+    match.refresh_from_db()
+    assert match.attempts == 2
+    # The presumed-dead attempt wakes up with its own result: discarded.
+    late = record_result(match.pk, dead, [], "process", Timings())
+    assert not late.recorded
+    assert RatingChange.objects.filter(match=match).count() == 4
+
+
+def test_a_bots_fault_is_a_result_not_a_retry() -> None:
+    good, crasher_bot = ladder_bots(2)
+    crasher = VersionFactory(bot=crasher_bot, number=2, data=CRASHER, status=VersionStatus.ACTIVE)
+    crasher_bot.active_version = crasher
+    crasher_bot.save(update_fields=["active_version"])
+    match = queued_match([good, crasher_bot])
+    assert running.run_match(match.pk, PROCESS).result is RunResult.FINISHED
+    loser = match.participants.get(bot=crasher_bot)
+    assert loser.faults == 2 and loser.placement == 2
+    assert loser.rating_after is not None and loser.rating_after < 1500
+    assert all(f["kind"] == "crash" for g in match.games.all() for f in g.faults)
+
+
+def test_an_unrated_match_changes_no_rating() -> None:
+    bots = ladder_bots(2)
+    match = queued_match(bots, rated=False)
+    assert running.run_match(match.pk, PROCESS).result is RunResult.FINISHED
+    assert not RatingChange.objects.filter(match=match).exists()
+    assert all(Bot.objects.get(pk=b.pk).rating == 1500.0 for b in bots)
+    assert all(p.placement for p in match.participants.all())
+
+
+def test_a_new_version_keeps_the_rating_and_is_provisional_again() -> None:
+    bots = ladder_bots(2)
+    running.run_match(queued_match(bots).pk, PROCESS)
+    bot = Bot.objects.get(pk=bots[0].pk)
+    rating = bot.rating
+    from web.bots.validation import promote
+
+    newer = VersionFactory(bot=bot, number=5, status=VersionStatus.VALIDATING)
+    promote(bot, newer)
+    bot.refresh_from_db()
+    assert (bot.rating, bot.games_since_version, bot.is_provisional) == (rating, 0, True)
+
+
+def test_infrastructure_errors_retry_with_backoff_then_fail_unrated(
+    settings: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings.MATCH_MAX_ATTEMPTS = 2  # type: ignore[attr-defined]
+    settings.MATCH_RETRY_SECONDS = 10  # type: ignore[attr-defined]
+    bots = ladder_bots(2)
+    match = queued_match(bots)
+
+    monkeypatch.setattr(running, "play_series", _raise_infrastructure)
+    first = running.run_match(match.pk, PROCESS)
+    assert (first.result, first.delay) == (RunResult.RETRY, 10.0)
+    match.refresh_from_db()
+    assert (match.status, match.attempts) == (MatchStatus.QUEUED, 1)
+
+    second = running.run_match(match.pk, PROCESS)
+    assert second.result is RunResult.FAILED
+    match.refresh_from_db()
+    assert match.status == MatchStatus.FAILED
+    assert "the Docker engine cannot be reached" in match.failure_reason
+    assert not RatingChange.objects.exists()
+
+
+def test_an_unexpected_error_gives_the_match_back_and_escapes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    match = queued_match(ladder_bots(2))
+
+    def broken(*args: object, **kwargs: object) -> object:
+        raise OSError("no space left on device")
+
+    monkeypatch.setattr(running, "play_series", broken)
+    with pytest.raises(OSError):
+        running.run_match(match.pk, PROCESS)
+    match.refresh_from_db()
+    assert (match.status, match.attempts) == (MatchStatus.QUEUED, 1)  # the task retries it
+
+
+def _raise_infrastructure(*args: object, **kwargs: object) -> object:
+    from web.matches.playing import InfrastructureError
+
+    raise InfrastructureError("the Docker engine cannot be reached: refused")
+
+
+def test_the_reaper_requeues_stuck_matches_and_fails_them_at_the_cap(settings: object) -> None:
+    settings.MATCH_MAX_ATTEMPTS = 2  # type: ignore[attr-defined]
+    bots = ladder_bots(2)
+    stuck = queued_match(bots, seed=1)
+    fresh = queued_match(bots, seed=2)
+    for match in (stuck, fresh):
+        assert Match.claim(match.pk, uuid.uuid4())
+    long_ago = timezone.now() - timedelta(hours=1)
+    Match.objects.filter(pk=stuck.pk).update(started_at=long_ago)
+    send, failed = running.reap_matches()
+    assert (send, failed) == ([stuck.pk], [])
+    assert Match.objects.get(pk=stuck.pk).status == MatchStatus.QUEUED
+    assert Match.objects.get(pk=fresh.pk).status == MatchStatus.RUNNING
+    # Lost a second time: the retry cap is reached.
+    assert Match.claim(stuck.pk, uuid.uuid4())
+    Match.objects.filter(pk=stuck.pk).update(started_at=long_ago)
+    assert running.reap_matches() == ([], [stuck.pk])
+    stuck.refresh_from_db()
+    assert stuck.status == MatchStatus.FAILED and "lost 2 times" in stuck.failure_reason
