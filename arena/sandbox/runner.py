@@ -29,7 +29,7 @@ from cucumbers.faults import BotFault, FaultKind
 from cucumbers.runners import register_runner
 from cucumbers.runners.base import BotClient, BotSpec, Limits, Runner
 from cucumbers.runners.hostproc import HostProcess
-from cucumbers.runners.process import ProcessClient
+from cucumbers.runners.process import ProcessClient, start_all
 
 from . import labels
 from .container import DockerHost, Seat, engine_client, remove_container
@@ -109,21 +109,15 @@ class DockerRunner(Runner):
     def _start(self, specs: Sequence[BotSpec]) -> list[BotClient]:
         unavailable = self._connect()
         runner = labels.RunnerIdentity.current()
-        clients: list[DockerClient] = []
-        try:
-            for spec in specs:
-                seat = None
-                if self._engine is not None:
-                    seat = Seat(self._engine, self.settings, self.match_id, self._seats, runner)
-                self._seats += 1
-                clients.append(DockerClient(spec, self.limits, seat, unavailable))
-            for client in clients:
-                client.wait_ready()
-        except BaseException:
-            for client in clients:
-                client.close()
-            raise
-        return list(clients)
+
+        def launch(spec: BotSpec) -> DockerClient:
+            seat = None
+            if self._engine is not None:
+                seat = Seat(self._engine, self.settings, self.match_id, self._seats, runner)
+            self._seats += 1
+            return DockerClient(spec, self.limits, seat, unavailable)
+
+        return start_all(launch, specs)
 
     def close(self) -> None:
         """Ask every host to quit, remove every container (by force once its grace is

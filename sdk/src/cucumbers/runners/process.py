@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import suppress
 
 from ..faults import BotFault, FaultKind
@@ -209,6 +209,24 @@ class ProcessClient(BotClient):
             host.close(grace=self.exit_grace)
 
 
+def start_all(
+    launch: Callable[[BotSpec], ProcessClient], specs: Sequence[BotSpec]
+) -> list[BotClient]:
+    """Launch every bot, then wait for each to be ready, so that a match's start-up costs
+    about its slowest bot's rather than the sum. On failure, close those already launched."""
+    clients: list[ProcessClient] = []
+    try:
+        for spec in specs:
+            clients.append(launch(spec))
+        for client in clients:
+            client.wait_ready()
+    except BaseException:
+        for client in clients:
+            client.close()
+        raise
+    return list(clients)
+
+
 class ProcessRunner(Runner):
     """``--sandbox process``: one subprocess per bot, started in parallel.
 
@@ -227,17 +245,7 @@ class ProcessRunner(Runner):
         self._children_before = reaper.children_of_self()
 
     def _start(self, specs: Sequence[BotSpec]) -> list[BotClient]:
-        clients: list[ProcessClient] = []
-        try:
-            for spec in specs:
-                clients.append(ProcessClient(spec, self.limits))
-            for client in clients:
-                client.wait_ready()
-        except BaseException:
-            for client in clients:
-                client.close()
-            raise
-        return list(clients)
+        return start_all(lambda spec: ProcessClient(spec, self.limits), specs)
 
     def close(self) -> None:
         """Ask every host to quit, then stop each with everything it started, then kill
