@@ -7,6 +7,7 @@ from rest_framework.routers import DefaultRouter
 from web.matches.arena_views import ChallengeView
 
 from . import views
+from .stats import BotStatsView
 
 router = DefaultRouter()
 router.register("bots", views.BotViewSet, basename="api-bot")
@@ -18,6 +19,7 @@ urlpatterns = [
     path("leaderboard/", views.LeaderboardView.as_view(), name="api-leaderboard"),
     path("uploads/", views.UploadView.as_view(), name="api-upload"),
     path("challenges/", ChallengeView.as_view(), name="api-challenge"),
+    path("bots/<int:bot_pk>/stats/", BotStatsView.as_view(), name="api-bot-stats"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("", include(router.urls)),

@@ -12,6 +12,8 @@ from django.views.decorators.http import require_POST
 from web.matches.models import MatchKind, Participant
 
 from . import access
+from .chart_svg import page_charts
+from .charts import bot_stats
 from .errors import UploadError
 from .forms import BotCreateForm, UploadForm
 from .models import Bot, BotVersion
@@ -36,6 +38,7 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
             "private": private,
             "owner": access.is_owner(request.user, bot),
             "recent": recent.order_by("-match_id")[:RECENT_MATCHES],
+            "charts": page_charts(bot_stats(bot)),
         },
     )
 
