@@ -20,6 +20,10 @@ REPO = Path(__file__).resolve().parents[1]
 PYTHON = sys.executable
 ADDRESS = os.environ.get("RUN_ADDRESS", "127.0.0.1:8000")
 STOP_SECONDS = 10.0
+#: How long Ctrl-C lets the worker finish its running tasks (Celery's warm shutdown) before
+#: its cold shutdown: a ladder match may run for minutes, and every task is safe to run
+#: again (acks late, given back when its process is killed; the reapers pick up the rest).
+WARM_SECONDS = 4.0
 
 
 def manage(*args: str, env: dict[str, str]) -> None:
@@ -64,7 +68,14 @@ def stop(children: dict[str, subprocess.Popen[bytes]]) -> None:
     for child in children.values():
         if child.poll() is None:
             child.terminate()
-    deadline = time.monotonic() + STOP_SECONDS
+    worker = children.get("worker")
+    if worker is not None:
+        try:
+            worker.wait(timeout=WARM_SECONDS)
+        except subprocess.TimeoutExpired:
+            print("run: the worker is still busy: cold shutdown", flush=True)
+            worker.send_signal(signal.SIGQUIT)
+    deadline = time.monotonic() + STOP_SECONDS - WARM_SECONDS
     for name, child in children.items():
         try:
             child.wait(timeout=max(0.1, deadline - time.monotonic()))

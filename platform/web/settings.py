@@ -145,19 +145,51 @@ MEDIA_ROOT = DATA_DIR / "media"
 
 # Bot sources and replays have storages of their own, never served as media: a source is
 # shown to its owner and staff only, through a view that checks.
+#: An S3-compatible bucket (AWS, MinIO, Ceph...) for bot sources and replays, so that web
+#: servers and workers on several hosts share them; empty: files under ``DATA_DIR``.
+S3_BUCKET = envstr("S3_BUCKET", "")
+if S3_BUCKET:
+    # Private objects only: served by the platform's views (which check access), never by
+    # a public URL; and never overwritten, as the file system's storage never does.
+    _S3_OPTIONS: dict[str, object] = {
+        "bucket_name": S3_BUCKET,
+        # Unset values are None so that boto3 falls back to its own chain (instance roles,
+        # AWS_* variables, ~/.aws).
+        "endpoint_url": envstr("S3_ENDPOINT_URL", "") or None,
+        "region_name": envstr("S3_REGION", "") or None,
+        "access_key": envstr("S3_ACCESS_KEY_ID", "") or None,
+        "secret_key": envstr("S3_SECRET_ACCESS_KEY", "") or None,
+        "addressing_style": envchoice("S3_ADDRESSING_STYLE", "auto", ("auto", "path", "virtual")),
+        "default_acl": "private",
+        "querystring_auth": True,
+        "file_overwrite": False,
+    }
+    _BOT_SOURCES: dict[str, object] = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {**_S3_OPTIONS, "location": envstr("S3_SOURCES_PREFIX", "sources")},
+    }
+    _REPLAYS: dict[str, object] = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {**_S3_OPTIONS, "location": envstr("S3_REPLAYS_PREFIX", "replays")},
+    }
+    if _BOT_SOURCES["OPTIONS"] == _REPLAYS["OPTIONS"]:
+        raise ImproperlyConfigured("S3_SOURCES_PREFIX and S3_REPLAYS_PREFIX must differ")
+else:
+    _BOT_SOURCES = {
+        "BACKEND": "django.core.files.storage.FileSystemStorage",
+        "OPTIONS": {"location": DATA_DIR / "sources"},
+    }
+    _REPLAYS = {
+        "BACKEND": "django.core.files.storage.FileSystemStorage",
+        "OPTIONS": {"location": DATA_DIR / "replays"},
+    }
 STORAGES = {
     "default": {
         "BACKEND": "django.core.files.storage.FileSystemStorage",
         "OPTIONS": {"location": MEDIA_ROOT},
     },
-    "bot_sources": {
-        "BACKEND": "django.core.files.storage.FileSystemStorage",
-        "OPTIONS": {"location": DATA_DIR / "sources"},
-    },
-    "replays": {
-        "BACKEND": "django.core.files.storage.FileSystemStorage",
-        "OPTIONS": {"location": DATA_DIR / "replays"},
-    },
+    "bot_sources": _BOT_SOURCES,
+    "replays": _REPLAYS,
     "staticfiles": {
         "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
         if DEBUG

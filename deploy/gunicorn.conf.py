@@ -1,0 +1,28 @@
+"""gunicorn's settings for the web container (``gunicorn -c deploy/gunicorn.conf.py
+web.wsgi``); each can be changed from the environment without rebuilding the image."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+
+bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
+# Sync workers: the views are short database reads and writes, and the long work (matches)
+# runs in Celery. The usual 2 x cores + 1, capped so that a big host does not open more
+# database connections than PostgreSQL's default max_connections (100) allows.
+workers = int(os.environ.get("WEB_CONCURRENCY", min(2 * multiprocessing.cpu_count() + 1, 8)))
+timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
+graceful_timeout = 20
+keepalive = 5
+# Recycle workers now and then so that a slow leak cannot grow for ever; the jitter keeps
+# them from restarting all at once.
+max_requests = 2000
+max_requests_jitter = 200
+# The heartbeat files on a tmpfs: a container's overlay file system can stall them.
+worker_tmp_dir = "/dev/shm"
+accesslog = "-"
+errorlog = "-"
+loglevel = os.environ.get("LOG_LEVEL", "INFO").lower()
+# X-Forwarded-* are trusted from these addresses only (the proxy); Django itself trusts
+# X-Forwarded-Proto when BEHIND_TLS_PROXY=1.
+forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")

@@ -1,0 +1,41 @@
+# syntax=docker/dockerfile:1
+# The platform's image: web (gunicorn), Celery worker and beat run the same code.
+#   docker build -f deploy/web.Dockerfile -t cucumber-arena-web .      (from the repository)
+# Both bases are build arguments, so a host with a registry mirror (or no registry and
+# images of its own) can substitute them.
+ARG PYTHON_IMAGE=python:3.12-slim
+# The worker starts each bot with `docker run` (arena/sandbox/container.py): the client
+# binary only, from Docker's official CLI image, talks to the host's engine via its socket.
+ARG DOCKER_CLI_IMAGE=docker:27-cli
+
+FROM ${DOCKER_CLI_IMAGE} AS docker-cli
+
+FROM ${PYTHON_IMAGE}
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    DJANGO_SETTINGS_MODULE=web.settings \
+    DATA_DIR=/data
+COPY --from=docker-cli /usr/local/bin/docker /usr/local/bin/docker
+
+# Never root: uid 1000 owns the data volume and (on the host) the sandbox staging dir.
+RUN useradd --create-home --uid 1000 --user-group arena \
+    && install -d -o arena -g arena /data
+
+WORKDIR /app
+# Dependencies first, from the project files only, so that a code change reuses this layer.
+COPY pyproject.toml manage.py ./
+COPY sdk/pyproject.toml sdk/README.md ./sdk/
+COPY sdk/src ./sdk/src
+COPY arena ./arena
+COPY platform ./platform
+COPY deploy ./deploy
+# Editable, as `make install` does: `python -m arena image` finds the sandbox recipe
+# (deploy/sandbox/) and the SDK beside the code, and manage.py runs from /app.
+RUN pip install -e ./sdk -e . \
+    && python -c "import web, arena, cucumbers, storages"
+
+USER arena
+EXPOSE 8000
+CMD ["gunicorn", "-c", "deploy/gunicorn.conf.py", "web.wsgi"]
