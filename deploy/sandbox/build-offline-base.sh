@@ -6,6 +6,7 @@ set -euo pipefail
 tag=${1:?usage: build-offline-base.sh IMAGE_TAG}
 
 if ! command -v debootstrap >/dev/null 2>&1; then
+  apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
 fi
 rootfs=$(mktemp -d /tmp/cucumbers-rootfs.XXXXXX)
