@@ -21,7 +21,7 @@ from functools import cache
 from typing import Any
 
 from . import __version__
-from .faults import Fault, FaultKind, short_detail
+from .faults import Fault, FaultKind, not_an_int_detail, short_detail
 from .games import ROUND_CAP, ConcombreRules, GameRules
 from .replay import REPLAY_FORMAT
 from .view import Play, RoundResult, Trick, View
@@ -417,11 +417,11 @@ class GameState:
 
 def illegal_move_detail(card: object, legal: tuple[int, ...]) -> str:
     """A short explanation of why ``card`` is not a legal move."""
+    if type(card) is not int:
+        return not_an_int_detail(repr(card), type(card).__name__, legal)
     shown = repr(card)
     if len(shown) > 40:
         shown = shown[:37] + "..."
-    if type(card) is not int:
-        return f"returned {shown} ({type(card).__name__}), not an int; legal: {list(legal)}"
     return f"played {shown}, not a legal card; legal: {list(legal)}"
 
 

@@ -34,6 +34,14 @@ def short_detail(text: str, limit: int = MAX_DETAIL) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
+def not_an_int_detail(shown: str, type_name: str, legal: tuple[int, ...]) -> str:
+    """The ``illegal_move`` detail for an answer that is not an ``int``, given its repr and
+    its type's name: one wording whether the engine or the runner saw it."""
+    if len(shown) > 40:
+        shown = shown[:37] + "..."
+    return f"returned {shown} ({type_name}), not an int; legal: {list(legal)}"
+
+
 @dataclass(frozen=True, slots=True)
 class Fault:
     """One recorded fault: the seat, where it happened (round and trick, from 1) and why."""

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, NoReturn, TypeAlias
 
-from .faults import FaultKind
+from .faults import FaultKind, not_an_int_detail
 from .view import GameResult, GameStart, RoundResult, View
 
 #: The protocol version announced by ``ready``.
@@ -135,8 +135,7 @@ class Unencodable:
 
     def describe(self, legal: tuple[int, ...]) -> str:
         """The ``illegal_move`` detail, worded (and cut) as the engine words it."""
-        shown = self.repr if len(self.repr) <= 40 else self.repr[:37] + "..."
-        return f"returned {shown} ({self.type}), not an int; legal: {list(legal)}"
+        return not_an_int_detail(self.repr, self.type, legal)
 
 
 @dataclass(frozen=True, slots=True)
