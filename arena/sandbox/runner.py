@@ -2,13 +2,14 @@
 
 It is the process runner with another host: a :class:`DockerClient` is a
 :class:`~cucumbers.runners.process.ProcessClient` whose host subprocess is
-``docker run -i`` (:mod:`arena.sandbox.container`), so time limits (start-up, per move and
+``docker start --attach --interactive`` on a container created through the API
+(:mod:`arena.sandbox.container`), so time limits (start-up, per move and
 bank), protocol checks, output capture, faults and restarts are exactly the process
 runner's. One container per bot lives for the whole series; the containers of a match start
-in parallel (the runner starts every ``docker run`` first, then waits for each bot).
+in parallel (the runner creates and starts every container first, then waits for each bot).
 
 Faults besides the process runner's, all ``error`` for the seats concerned, never an
-exception out of the runner: no Docker engine, no sandbox image, a ``docker run`` that the
+exception out of the runner: no Docker engine, no sandbox image, a container the
 engine refused, a bot file that cannot be copied.
 
 Clean-up: at :meth:`DockerRunner.close` every host is asked to quit, each container is
@@ -32,8 +33,11 @@ from cucumbers.runners.hostproc import HostProcess
 from cucumbers.runners.process import ProcessClient, start_all
 
 from . import labels
-from .container import DockerHost, Seat, engine_client, remove_container
+from .container import DockerHost, SandboxRefused, Seat, engine_client, remove_container
 from .settings import SandboxSettings
+
+#: How an ``error`` fault says that the engine refused a bot's container.
+COULD_NOT_START = "the sandbox could not start the bot"
 
 
 class DockerClient(ProcessClient):
@@ -46,7 +50,7 @@ class DockerClient(ProcessClient):
         self._seat = seat
         self._unavailable = unavailable
         if seat is not None:
-            # A container's PID 1 is gone some time before --rm lets its client exit.
+            # A container's PID 1 is gone some time before its removal lets the client exit.
             self.exit_grace = seat.settings.stop_grace_seconds
         super().__init__(spec, limits)
 
@@ -54,7 +58,12 @@ class DockerClient(ProcessClient):
         if self._unavailable is not None:
             self._load_fault = BotFault(FaultKind.ERROR, self._unavailable)
             return
-        super()._spawn()
+        try:
+            self._host = self._new_host()
+        except SandboxRefused as refused:
+            self._load_fault = BotFault(FaultKind.ERROR, f"{COULD_NOT_START}: {refused}")
+        except Exception as error:  # OSError, DockerException, SubprocessError
+            self._load_fault = BotFault(FaultKind.ERROR, f"cannot start the bot host: {error}")
 
     def _new_host(self) -> HostProcess:
         assert self._seat is not None
@@ -62,11 +71,12 @@ class DockerClient(ProcessClient):
 
     def _closed_fault(self, host: HostProcess, when: str) -> BotFault:
         fault = super()._closed_fault(host, when)
-        # Before ready, docker's own failure status means the engine refused the container
+        # Before ready, the client's refusal means the engine did not start the container
         # (after ready it can only be the bot's exit status).
-        if isinstance(host, DockerHost) and not self._ready and host.docker_failed():
-            detail = f"the sandbox could not start the bot: {host.docker_error()}"
-            return BotFault(FaultKind.ERROR, detail)
+        if isinstance(host, DockerHost) and not self._ready:
+            refusal = host.refusal()
+            if refusal is not None:
+                return BotFault(FaultKind.ERROR, f"{COULD_NOT_START}: {refusal}")
         return fault
 
 

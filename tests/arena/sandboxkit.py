@@ -135,7 +135,8 @@ def processes_with(text: str) -> list[int]:
 def assert_nothing_left(match_id: str) -> None:
     """No container of the match and no ``docker`` client of it remain."""
     assert containers_of_match(match_id) == []
-    assert processes_with(f"{labels.MATCH}={match_id}") == []
+    # The clients' command lines name their containers: cucumbers-<match>-<seat>-<random>.
+    assert processes_with(f"cucumbers-{labels.safe_name_part(match_id)}-") == []
 
 
 def bridge_gateway() -> str:

@@ -122,8 +122,8 @@ def test_after_a_runner_is_killed_its_containers_go_away_or_are_reaped(staging: 
             30,
             "the sleeper is in its first move",
         )
-        clients = processes_with(f"{labels.RUNNER_PID}={match.pid}")
-        assert len(clients) == 2  # the two docker run processes
+        clients = [processes_with(name) for name in containers_of_runner(match.pid).values()]
+        assert [len(pids) for pids in clients] == [1, 1]  # the two docker clients
         assert len(list(staging.iterdir())) == 1  # the sleeper's file (builtins have none)
     finally:
         os.kill(match.pid, signal.SIGKILL)

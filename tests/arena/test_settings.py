@@ -1,12 +1,14 @@
 """Sandbox settings: documented defaults, ``CUCUMBERS_SANDBOX_*`` variables that fail loudly,
-a network that cannot be changed, and the ``docker run`` command they make. No Docker needed."""
+a network that cannot be changed, and the container configuration they make. No Docker needed."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import pytest
 
 from arena.sandbox import labels
-from arena.sandbox.container import Seat, client_environment, docker_command
+from arena.sandbox.container import Seat, attach_command, client_environment, container_config
 from arena.sandbox.errors import SettingsError
 from arena.sandbox.image import image_tag
 from arena.sandbox.settings import MIB, SandboxSettings
@@ -95,66 +97,83 @@ def test_blank_variables_keep_the_defaults() -> None:
     assert SandboxSettings.from_env({"CUCUMBERS_SANDBOX_MEMORY": " "}) == SandboxSettings()
 
 
-# -- the docker run command ------------------------------------------------------------------
+# -- the container's configuration -----------------------------------------------------------
+
+#: The Engine API version of Docker 20.10 (Debian 12's), the oldest this sandbox runs on.
+API_VERSION = "1.41"
 
 
-def command(settings: SandboxSettings, bot_dir: str | None = "/stage/x") -> list[str]:
+def config(settings: SandboxSettings, bot_dir: str | None = "/stage/x") -> dict[str, Any]:
     seat = Seat(
-        client=None,  # not used to build the command
+        client=None,  # not used to build the configuration
         settings=settings,
         match_id="m1",
         index=2,
         runner=labels.RunnerIdentity(pid=42, start=7, host="worker-1"),
     )
-    return docker_command(seat, "cucumbers-m1-2-abc", bot_dir, "/bot/mine.py")
+    return container_config(seat, bot_dir, "/bot/mine.py", API_VERSION)
 
 
-def test_the_command_holds_every_isolation_option() -> None:
-    argv = command(SandboxSettings())
-    for option in [
-        "--network=none",
-        f"--memory={256 * MIB}",
-        f"--memory-swap={256 * MIB}",
-        "--cpus=1",
-        "--pids-limit=64",
-        "--read-only",
-        f"/tmp:rw,nosuid,nodev,size={16 * MIB},mode=1777",
-        "--cap-drop=ALL",
-        "--security-opt=no-new-privileges",
-        "--user=65534:65534",
-        "--ulimit=nofile=256:256",
-        f"--ulimit=fsize={16 * MIB}:{16 * MIB}",
-        "--ulimit=core=0:0",
-        "--log-driver=none",
-        "--rm",
-        "--pull",
-        "type=bind,source=/stage/x,target=/bot,readonly",
-    ]:
-        assert option in argv, option
-    assert argv[-2:] == [image_tag(), "/bot/mine.py"]
-    labels_given = {argv[i + 1] for i, arg in enumerate(argv) if arg == "--label"}
-    assert labels_given == {
-        "org.cucumbers.sandbox=1",
-        "org.cucumbers.runner-pid=42",
-        "org.cucumbers.runner-start=7",
-        "org.cucumbers.runner-host=worker-1",
-        "org.cucumbers.match=m1",
-        "org.cucumbers.seat=2",
+def test_the_configuration_holds_every_isolation_option() -> None:
+    created = config(SandboxSettings())
+    host = created["HostConfig"]
+    # No network at all: disabled (an empty namespace of its own), on the "none" mode.
+    assert (created["NetworkDisabled"], host["NetworkMode"]) == (True, "none")
+    assert (host["Memory"], host["MemorySwap"]) == (256 * MIB, 256 * MIB)  # no swap
+    assert (host["NanoCpus"], host["PidsLimit"]) == (1_000_000_000, 64)
+    assert host["ReadonlyRootfs"] is True
+    assert host["Tmpfs"] == {"/tmp": f"rw,nosuid,nodev,size={16 * MIB},mode=1777"}
+    assert (host["IpcMode"], host["ShmSize"]) == ("private", 16 * MIB)
+    assert host["CapDrop"] == ["ALL"]
+    assert host["SecurityOpt"] == ["no-new-privileges"]
+    assert created["User"] == "65534:65534"
+    assert {u["Name"]: (u["Soft"], u["Hard"]) for u in host["Ulimits"]} == {
+        "nofile": (256, 256),
+        "fsize": (16 * MIB, 16 * MIB),
+        "core": (0, 0),
     }
+    assert host["LogConfig"] == {"Type": "none", "Config": {}}
+    assert host["AutoRemove"] is True
+    assert host.get("Privileged") in (None, False)
+    assert not host.get("Binds") and not host.get("Devices") and not host.get("PortBindings")
+    (mount,) = host["Mounts"]
+    assert (mount["Type"], mount["Source"], mount["Target"], mount["ReadOnly"]) == (
+        "bind",
+        "/stage/x",
+        "/bot",
+        True,
+    )
+    assert (created["Image"], created["Cmd"]) == (image_tag(), ["/bot/mine.py"])
+    # docker run -i: the container's input closes with its client's.
+    assert (created["OpenStdin"], created["StdinOnce"], created["Tty"]) == (True, True, False)
+    assert created["Labels"] == {
+        "org.cucumbers.sandbox": "1",
+        "org.cucumbers.runner-pid": "42",
+        "org.cucumbers.runner-start": "7",
+        "org.cucumbers.runner-host": "worker-1",
+        "org.cucumbers.match": "m1",
+        "org.cucumbers.seat": "2",
+    }
+    assert attach_command("cucumbers-m1-2-abc") == [
+        "docker",
+        "start",
+        "--attach",
+        "--interactive",
+        "cucumbers-m1-2-abc",
+    ]
 
 
 def test_the_container_gets_only_harmless_variables(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CUCUMBERS_TEST_SECRET", "hunter2")
-    argv = command(SandboxSettings(cpus=1.5))
-    given = {argv[i + 1] for i, arg in enumerate(argv) if arg in ("--env", "-e")}
-    assert given == {
+    created = config(SandboxSettings(cpus=1.5))
+    assert sorted(created["Env"]) == [
+        "MKL_NUM_THREADS=2",
         "OMP_NUM_THREADS=2",
         "OPENBLAS_NUM_THREADS=2",
-        "MKL_NUM_THREADS=2",
         "PYTHONHASHSEED=0",
         "PYTHONSAFEPATH=1",
-    }
-    assert not any(arg.startswith(("--env-file", "--env=", "-e=")) for arg in argv)
+    ]
+    assert created["HostConfig"]["NanoCpus"] == 1_500_000_000
     assert "CUCUMBERS_TEST_SECRET" not in client_environment()
     assert set(client_environment()) <= {
         "PATH",
@@ -168,13 +187,12 @@ def test_the_container_gets_only_harmless_variables(monkeypatch: pytest.MonkeyPa
 
 
 def test_a_log_size_keeps_a_bounded_json_log_instead() -> None:
-    argv = command(SandboxSettings(log_bytes=65536))
-    assert "--log-driver=json-file" in argv and "--log-opt=max-size=65536" in argv
-    assert "--log-driver=none" not in argv
+    log = config(SandboxSettings(log_bytes=65536))["HostConfig"]["LogConfig"]
+    assert log == {"Type": "json-file", "Config": {"max-size": "65536", "max-file": "1"}}
 
 
 def test_a_builtin_bot_gets_no_mount() -> None:
-    assert not any(arg.startswith("type=bind") for arg in command(SandboxSettings(), None))
+    assert not config(SandboxSettings(), None)["HostConfig"].get("Mounts")
 
 
 # -- the sandbox fixture ---------------------------------------------------------------------
