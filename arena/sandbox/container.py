@@ -260,6 +260,7 @@ class DockerHost(HostProcess):
         argument = source
         if not source.startswith("builtin:"):
             self._bot_dir, argument = stage_bot(source, seat)
+        self._created = time.time()
         try:
             create_container(seat, self.name, self._bot_dir, argument)
         except BaseException:
@@ -270,24 +271,35 @@ class DockerHost(HostProcess):
 
     def refusal(self) -> str | None:
         """Why the engine refused to start the container, if it did: the ``docker`` client
-        exited with status 1 after one of :data:`DOCKER_REFUSALS` (taken out of the bot's
-        output). A bot printing such a line and exiting with 1 before it is ready looks the
-        same: it gets an ``error`` fault instead of a ``crash``, still a fault of its own."""
+        exited with status 1 and the engine logged no ``start`` of the container. Docker's
+        reason is the client's last line among :data:`DOCKER_REFUSALS` (taken out of the
+        bot's output). A bot cannot fake a refusal: once its container started, it is
+        the bot's exit."""
         try:
             result = os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
         except OSError:  # reaped already: its status is gone
             return None
         if result is None or (result.si_code, result.si_status) != (os.CLD_EXITED, 1):
             return None
+        with suppress(DockerException, OSError):  # an engine gone now refused the start
+            if self._started_events():
+                return None
         self.drain_output()
         with self._lock:
             text = self._tail.take()
         said = [line.strip() for line in text.splitlines() if line.startswith(DOCKER_REFUSALS)]
-        if said:
-            return said[-1]
-        with self._lock:
-            self._tail.write_bytes(text.encode())  # the bot's own words: put them back
-        return None
+        return said[-1] if said else f"docker start exited with status 1: {text.strip()[-200:]}"
+
+    def _started_events(self) -> list[object]:
+        """The engine's ``start`` events of this container (none: it never ran)."""
+        return list(
+            self.seat.client.api.events(
+                since=self._created - 1,
+                until=time.time(),  # a later end would keep the stream open until then
+                filters={"container": self.name, "event": "start"},
+                decode=True,
+            )
+        )
 
     def describe_exit(self, code: int, status: int) -> str:
         # The client exits with the container's status: 128 + N when its process was killed

@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+from contextlib import suppress
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -161,6 +162,7 @@ def ensure_image(
         if existing and _BASE_OF_CHOICE.get(choice, existing) == existing:
             return ImageReport(image_tag(), existing, False, time.monotonic() - started)
         base = choose_base(client, choice)
+        previous = _image_id(client, image_tag())
         with tempfile.TemporaryDirectory(prefix="cucumbers-image-") as context:
             shutil.copy(RECIPE / "Dockerfile", Path(context) / "Dockerfile")
             shutil.copytree(
@@ -177,6 +179,23 @@ def ensure_image(
                 forcerm=True,
                 pull=False,
             )
+        if previous is not None and previous != _image_id(client, image_tag()):
+            _remove_untagged(client, previous)
     except (DockerException, APIError) as error:
         raise ImageError(f"building {image_tag()} failed: {error}") from error
     return ImageReport(image_tag(), base, True, time.monotonic() - started)
+
+
+def _image_id(client: docker.DockerClient, name: str) -> str | None:
+    try:
+        return str(client.api.inspect_image(name)["Id"])
+    except ImageNotFound:
+        return None
+
+
+def _remove_untagged(client: docker.DockerClient, image_id: str) -> None:
+    """Remove the image a rebuild replaced, so rebuilds do not pile up ~200 MB images; kept
+    if it still has a tag or a container (a match playing on it). Best effort."""
+    with suppress(DockerException):
+        if not client.api.inspect_image(image_id).get("RepoTags"):
+            client.api.remove_image(image_id, noprune=False)

@@ -263,6 +263,8 @@ def test_no_process_a_bot_leaves_behind_survives_its_match(staging: Path) -> Non
         ("segfault", "the bot's process was killed by signal SIGSEGV"),
         ("os_exit", "the bot's process exited with status 5"),
         ("exit_at_import", "exit_at_import.py called exit(2) while loading"),
+        # Docker's own words and status from a bot are the bot's exit, not a refused start.
+        ("fake_refusal", "the bot's process exited with status 1 while loading"),
         ("recursion", "RecursionError: maximum recursion depth exceeded (recursion.py, line 5)"),
         # Python 3.11 keeps Python frames off the C stack: they fill memory instead.
         ("stack_overflow", "the bot's process was killed by signal SIGKILL (out of memory?"),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import threading
 import uuid
+from pathlib import Path
 
 import pytest
 from django.db import connection
@@ -57,6 +58,28 @@ def test_a_missing_sandbox_image_is_an_infrastructure_error_not_a_fault(
     match.refresh_from_db()
     assert match.status == MatchStatus.QUEUED
     assert not match.games.exists() and not RatingChange.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_docker_engine_that_is_down_retries_then_fails_the_match_unrated(
+    docker: None, settings: object, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    settings.MATCH_MAX_ATTEMPTS = 2  # type: ignore[attr-defined]
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-engine.sock")  # nothing listens
+    match = queued_match(ladder_bots(2))
+    first = running.run_match(match.pk, SandboxKind.DOCKER)
+    assert first.result is RunResult.RETRY and first.delay > 0
+    assert "the Docker engine cannot be reached" in first.reason
+    match.refresh_from_db()
+    assert (match.status, match.attempts) == (MatchStatus.QUEUED, 1)
+
+    second = running.run_match(match.pk, SandboxKind.DOCKER)
+    assert second.result is RunResult.FAILED
+    match.refresh_from_db()
+    assert match.status == MatchStatus.FAILED
+    assert "the Docker engine cannot be reached" in match.failure_reason
+    assert not match.games.exists() and not RatingChange.objects.exists()
+    assert {p.placement for p in match.participants.all()} == {None}
 
 
 @pytest.mark.django_db(transaction=True)
