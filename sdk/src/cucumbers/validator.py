@@ -12,40 +12,21 @@ Where a recorded value is wrong, the walk goes on from the *recorded* value wher
 one mistake from being reported again in every later round or trick (scores, the next trick's
 leader, the dealer). That loses nothing: each recorded step is still checked against the
 recorded step before it, so a replay passes only if every step follows the rules.
+
+The keys, types and ranges are checked first, by :mod:`cucumbers.replay_shape`.
 """
 
 from __future__ import annotations
 
-import json
 from collections import Counter
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any
 
-from cucumbers.faults import FaultKind
-from cucumbers.games import GameName
 from cucumbers.replay import REPLAY_FORMAT
+from cucumbers.replay_shape import Game, as_json, check_shape, show
 
 _CAP = 1000  # rules.md, Placement: the safety cap on rounds
-_MAX_DETAIL = 500  # replay-format.md, faults[].detail
-_KINDS = sorted(k.value for k in FaultKind)
-_JSON_TYPES = {bool: "boolean", int: "integer", float: "number", str: "string", list: "array",
-               dict: "object"}  # fmt: skip
 _FC_CUCUMBERS = (0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 4, 4, 4, 5)  # by penalty card (index)
-
-
-@dataclass(frozen=True, slots=True)
-class _Game:
-    name: str
-    min_players: int
-    max_players: int
-    low: int  # the deck is four cards of each rank low..high
-    high: int
-    concombre: bool
-
-
-_FC, _CC = GameName.FIVE_CUCUMBERS.value, GameName.CONCOMBRE.value
-_GAMES = {_FC: _Game(_FC, 2, 6, 1, 15, False), _CC: _Game(_CC, 2, 7, 2, 14, True)}
 
 
 class ReplayInvalid(ValueError):
@@ -86,199 +67,17 @@ def check_replay(replay: Mapping[str, Any]) -> list[str]:
     where an integer is due. Never raises, whatever JSON-like value it is given.
     """
     if not isinstance(replay, Mapping):
-        return [f"a replay is a JSON object, got {_show(replay)}"]
+        return [f"a replay is a JSON object, got {show(replay)}"]
     problems: list[str] = []
     if replay.get("format") != REPLAY_FORMAT:
-        problems.append(f"format is {_show(replay.get('format'))}, expected {_json(REPLAY_FORMAT)}")
+        problems.append(
+            f"format is {show(replay.get('format'))}, expected {as_json(REPLAY_FORMAT)}"
+        )
     shape: list[str] = []
-    game = _check_shape(replay, shape)
+    game = check_shape(replay, shape)
     if game is not None and not shape:
         _Checker(replay, game, problems).run()
     return problems + shape
-
-
-def _json(value: object) -> str:
-    """``value`` spelled as in the replay's JSON (``true``, ``null``), as messages quote it."""
-    try:
-        return json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return repr(value)
-
-
-def _show(value: object) -> str:
-    """A wrong value for a message: its JSON type and a short spelling of it."""
-    text = _json(value)
-    text = text if len(text) <= 40 else text[:37] + "..."
-    kind = _JSON_TYPES.get(type(value))
-    return f"{kind} {text}" if kind else text
-
-
-_Check = Callable[[str, Any], object]  # checks the value at a place named by the str
-# Each key of a round, and the _Shape method that checks its value.
-_ROUND_SCHEMA = """number:count dealer:maybe_seat leader:seat hand_size:count hands:hands
-    tricks:tricks loser:seat card:card penalty:count doubled:boolean scores:scores
-    eliminated:seats half:seats"""
-
-
-def _int(value: object) -> bool:
-    return type(value) is int  # not isinstance: True and False are ints to Python
-
-
-# -- shape ---------------------------------------------------------------------------------
-
-
-def _check_shape(replay: Mapping[str, Any], out: list[str]) -> _Game | None:
-    game = _GAMES.get(replay["game"]) if isinstance(replay.get("game"), str) else None
-    players = replay.get("players")
-    if game is None:
-        out.append(f"game is {_show(replay.get('game'))}, expected one of {', '.join(_GAMES)}")
-    elif not isinstance(players, list) or not (
-        game.min_players <= len(players) <= game.max_players
-    ):
-        got = len(players) if isinstance(players, list) else _show(players)
-        limits = f"{game.min_players} to {game.max_players}"
-        out.append(f"players: {game.name} is played by {limits} players, got {got}")
-    else:
-        shape = _Shape(out, len(players), game)
-        top = "seed:integer engine:string players:players rounds:rounds faults:faults"
-        top += " placement:seats capped:boolean"
-        shape.keys("replay", replay, shape.schema(top))
-        return game
-    return None
-
-
-class _Shape:
-    """Type and range checks; each appends one line per problem to ``out``."""
-
-    def __init__(self, out: list[str], n: int, game: _Game) -> None:
-        self.out, self.n, self.low, self.high, self.name = out, n, game.low, game.high, game.name
-        self.round_keys = self.schema(_ROUND_SCHEMA)
-        self.trick_keys = self.schema("leader:seat plays:plays winner:seat")
-        self.fault_keys = self.schema(
-            "seat:seat round:integer trick:integer kind:kind detail:detail"
-        )
-
-    def schema(self, text: str) -> dict[str, _Check]:
-        """``"key:check ..."`` as a mapping from each key to the method checking its value."""
-        return {k: getattr(self, c) for k, c in (pair.split(":") for pair in text.split())}
-
-    def need(self, ok: bool, where: str, what: str, value: object) -> bool:
-        if not ok:
-            self.out.append(f"{where} must be {what}, got {_show(value)}")
-        return ok
-
-    def keys(self, where: str, value: Any, checks: Mapping[str, _Check]) -> None:
-        if not self.need(isinstance(value, dict), where, "an object", value):
-            return
-        missing = [key for key in checks if key not in value]
-        if missing:
-            self.out.append(f"{where}: missing keys: {', '.join(missing)}")
-        for key, check in checks.items():
-            if key in value:
-                check(f"{where}: {key}" if where != "replay" else key, value[key])
-
-    def integer(self, where: str, v: object) -> bool:
-        return self.need(_int(v), where, "an integer", v)
-
-    def count(self, where: str, v: Any) -> bool:
-        return self.need(_int(v) and v >= 0, where, "a non-negative integer", v)
-
-    def boolean(self, where: str, v: object) -> bool:
-        return self.need(isinstance(v, bool), where, "true or false", v)
-
-    def string(self, where: str, v: object) -> bool:
-        return self.need(isinstance(v, str), where, "a string", v)
-
-    def seat(self, where: str, v: Any) -> bool:
-        return self.need(_int(v) and 0 <= v < self.n, where, f"a seat 0..{self.n - 1}", v)
-
-    def maybe_seat(self, where: str, v: object) -> bool:
-        return v is None or self.seat(where, v)
-
-    def card(self, where: str, v: Any) -> bool:
-        ok = _int(v) and self.low <= v <= self.high
-        return self.need(ok, where, f"a {self.name} card {self.low}..{self.high}", v)
-
-    def kind(self, where: str, v: object) -> bool:
-        return self.need(v in _KINDS and isinstance(v, str), where, f"one of {_KINDS}", v)
-
-    def detail(self, where: str, v: object) -> bool:
-        ok = isinstance(v, str) and len(v) <= _MAX_DETAIL
-        return self.need(ok, where, f"a string of at most {_MAX_DETAIL} characters", v)
-
-    def listing(self, where: str, v: Any, item: _Check) -> None:
-        if self.need(isinstance(v, list), where, "a list", v):
-            for i, x in enumerate(v):
-                item(f"{where}[{i}]", x)
-
-    def seats(self, where: str, v: object) -> None:
-        self.listing(where, v, self.seat)
-
-    def players(self, where: str, v: list[Any]) -> None:
-        for i, p in enumerate(v):
-            ok = isinstance(p, dict) and _int(p.get("seat")) and p["seat"] == i
-            if self.need(ok, f"players[{i}]", f"an object with seat {i}", p):
-                self.string(f"players[{i}]: name", p.get("name"))
-
-    def rounds(self, where: str, v: Any) -> None:
-        if self.need(isinstance(v, list) and len(v) > 0, where, "a non-empty list", v):
-            for number, rnd in enumerate(v, 1):
-                self.keys(f"round {number}", rnd, self.round_keys)
-
-    def faults(self, where: str, v: object) -> None:
-        self.listing(where, v, lambda at, fault: self.keys(at, fault, self.fault_keys))
-
-    def scores(self, where: str, v: object) -> None:
-        ok = isinstance(v, list) and len(v) == self.n and all(_int(s) for s in v)
-        self.need(ok, where, f"a list of {self.n} integers", v)
-
-    def hands(self, where: str, v: Any) -> None:
-        what = f"a list of {self.n} hands (a list of cards, or null for a seat not in play)"
-        if self.need(isinstance(v, list) and len(v) == self.n, where, what, v):
-            low, high = self.low, self.high
-            for seat, hand in enumerate(v):
-                if hand is None or (  # the common case, checked fast
-                    type(hand) is list
-                    and all(type(c) is int for c in hand)
-                    and (not hand or (low <= min(hand) and max(hand) <= high))
-                ):
-                    continue
-                self.listing(f"{where}[{seat}]", hand, self.card)
-
-    def tricks(self, where: str, v: Any) -> None:
-        if self.need(isinstance(v, list), where, "a list", v):
-            n, where = self.n, where.replace(": tricks", " trick")
-            for t, trick in enumerate(v, 1):
-                if (  # the common case, checked fast
-                    type(trick) is dict
-                    and type(lead := trick.get("leader")) is int
-                    and 0 <= lead < n
-                    and type(win := trick.get("winner")) is int
-                    and 0 <= win < n
-                    and "plays" in trick
-                ):
-                    self.plays(f"{where} {t}: plays", trick["plays"])
-                else:
-                    self.keys(f"{where} {t}", trick, self.trick_keys)
-
-    def plays(self, where: str, v: Any) -> None:
-        if not self.need(isinstance(v, list) and len(v) > 0, where, "a non-empty list", v):
-            return
-        n, low, high = self.n, self.low, self.high
-        for i, play in enumerate(v, 1):
-            if (  # the common case, checked fast
-                type(play) is dict
-                and type(seat := play.get("seat")) is int
-                and 0 <= seat < n
-                and type(card := play.get("card")) is int
-                and low <= card <= high
-                and type(play.get("auto", False)) is bool
-            ):
-                continue
-            at = where.replace(": plays", f" play {i}")
-            self.keys(at, play, {"seat": self.seat, "card": self.card})
-            if isinstance(play, dict) and "auto" in play:
-                self.boolean(f"{at}: auto", play["auto"])
 
 
 # -- rules ---------------------------------------------------------------------------------
@@ -287,7 +86,7 @@ class _Shape:
 class _Checker:
     """Walks the rounds in order, carrying the state the rules depend on."""
 
-    def __init__(self, replay: Mapping[str, Any], game: _Game, out: list[str]) -> None:
+    def __init__(self, replay: Mapping[str, Any], game: Game, out: list[str]) -> None:
         self.game, self.out, self.n = game, out, len(replay["players"])
         self.replay = replay
         self.rounds: list[dict[str, Any]] = replay["rounds"]
@@ -303,7 +102,7 @@ class _Checker:
 
     def expect(self, where: str, what: str, got: object, want: object, why: str = "") -> None:
         if got != want:
-            self.out.append(f"{where}: {what} is {_json(got)}, expected {_json(want)}{why}")
+            self.out.append(f"{where}: {what} is {as_json(got)}, expected {as_json(want)}{why}")
 
     def run(self) -> None:
         self.check_faults()
