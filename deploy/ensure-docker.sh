@@ -1,8 +1,25 @@
 #!/usr/bin/env bash
 # Make a Docker engine answer on this machine: on Debian as root, install docker.io when the
 # engine is missing and start dockerd in the background. Idempotent; exits non-zero when no
-# engine can be had (the caller decides whether that is fatal).
+# engine can be had (the caller decides whether that is fatal). Also installs Debian's
+# docker-compose when it can (the tests validate docker-compose.yml with it; not fatal).
 set -euo pipefail
+
+can_install() {
+  [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1
+}
+
+ensure_compose() {
+  if command -v docker-compose >/dev/null 2>&1 || docker compose version >/dev/null 2>&1; then
+    return 0
+  fi
+  if can_install; then
+    echo "ensure-docker: installing docker-compose from Debian's packages" >&2
+    apt-get update -qq || true
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker-compose >/dev/null \
+      || echo "ensure-docker: could not install docker-compose" >&2
+  fi
+}
 
 wait_for_engine() {
   for _ in $(seq 1 60); do
@@ -12,11 +29,12 @@ wait_for_engine() {
   return 1
 }
 
+ensure_compose
 if docker info >/dev/null 2>&1; then
   exit 0
 fi
 if ! command -v dockerd >/dev/null 2>&1; then
-  if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+  if ! can_install; then
     echo "ensure-docker: no Docker engine, and cannot install one (needs root on Debian)" >&2
     exit 1
   fi

@@ -4,7 +4,7 @@ its clean-up.
 
 :class:`HostProcess` starts whatever a :class:`Launch` describes and leaves to subclasses
 how everything the host started is stopped: :class:`~cucumbers.runners.local.LocalHost` is
-the process runner's host; the arena's Docker sandbox launches ``docker run -i`` the same
+the process runner's host; the arena's Docker sandbox launches ``docker start -ai`` the same
 way and removes the container instead.
 """
 
