@@ -105,6 +105,28 @@ def test_a_view_holds_its_own_hand_sorted_and_the_engines_legal_set(
         assert set(view.legal) <= set(view.hand)
 
 
+@CASES
+def test_hand_sizes_and_unseen_cards_agree_with_the_engines_hands(
+    rules: GameRules, n: int, seed: int
+) -> None:
+    for s in played(rules, n, seed)[1]:
+        view = s.view
+        sizes = view.hand_sizes()
+        assert len(sizes) == n
+        for seat in range(n):
+            assert sizes[seat] == (len(s.hands[seat]) if seat in view.active else 0)
+        unseen = Counter(view.unseen_cards())
+        assert list(view.unseen_cards()) == sorted(unseen.elements())
+        # Every card is exactly one of: in my hand, played, a penalty card, unseen.
+        accounted = unseen + Counter(view.hand) + Counter(view.played_this_round())
+        for cards in view.penalty_cards:
+            accounted.update(cards)
+        assert accounted == Counter(rules.deck)
+        # The other hands in play are among the unseen cards.
+        others = Counter(c for seat in view.active if seat != view.seat for c in s.hands[seat])
+        assert not others - unseen
+
+
 def int_tuples(value: object) -> Iterator[tuple[int, ...]]:
     """Every tuple of ints inside ``value``, at any depth."""
     if isinstance(value, tuple):

@@ -8,6 +8,7 @@ move of every game and must be cheap.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import asdict, dataclass
 from typing import Any, NamedTuple
 
@@ -100,6 +101,30 @@ class View(NamedTuple):
         cards = [play.card for trick in self.tricks for play in trick.plays]
         cards.extend(play.card for play in self.trick)
         return cards
+
+    def hand_sizes(self) -> tuple[int, ...]:
+        """How many cards each seat holds now, indexed by seat (0 for a seat out of the
+        game). Every seat in play holds as many as you, or one fewer if it already played
+        to the current trick (you are to move, so you have not)."""
+        held = len(self.hand)
+        played = {play.seat for play in self.trick}
+        active = set(self.active)
+        return tuple(
+            (held - (seat in played)) if seat in active else 0 for seat in range(self.num_players)
+        )
+
+    def unseen_cards(self) -> tuple[int, ...]:
+        """The cards you have not seen this round, sorted (equal ranks repeat): the deck less
+        your hand, the cards played this round and (Concombre) the penalty cards in front of
+        the seats. The other seats' hands are among them, with any cards not dealt."""
+        from .games import rules_for  # cucumbers imports the games lazily
+
+        remaining = Counter(rules_for(self.game).deck)
+        remaining.subtract(self.hand)
+        remaining.subtract(self.played_this_round())
+        for cards in self.penalty_cards:
+            remaining.subtract(cards)
+        return tuple(sorted(remaining.elements()))
 
     def to_json(self) -> dict[str, Any]:
         """The view as plain JSON data (the bot host protocol sends it this way)."""

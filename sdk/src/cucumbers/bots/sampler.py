@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import random
 from bisect import bisect_left
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -69,21 +68,14 @@ def knowledge(view: View) -> Knowledge:
 
     Raises :class:`InconsistentViewError` if the view's cards do not add up.
     """
-    remaining = Counter(rules_for(view.game).deck)
-    remaining.subtract(view.hand)
-    remaining.subtract(view.played_this_round())
-    for cards in view.penalty_cards:
-        remaining.subtract(cards)
-    if any(count < 0 for count in remaining.values()):
+    unseen = view.unseen_cards()
+    seen = len(view.hand) + len(view.played_this_round()) + sum(map(len, view.penalty_cards))
+    # unseen_cards() drops ranks seen more often than the deck holds them: then it is longer
+    # than the deck less the cards seen.
+    if len(unseen) != len(rules_for(view.game).deck) - seen:
         raise InconsistentViewError("a card appears more often than the deck holds it")
-    unseen = tuple(sorted(remaining.elements()))
-    # The seat to move has not played to this trick yet: the seats that have hold one card
-    # fewer, every other seat as many as it does.
-    already = {play.seat for play in view.trick}
-    held = len(view.hand)
-    sizes = {
-        seat: held - (1 if seat in already else 0) for seat in view.active if seat != view.seat
-    }
+    sizes = {seat: size for seat, size in enumerate(view.hand_sizes()) if seat in view.active}
+    del sizes[view.seat]
     if sum(sizes.values()) > len(unseen):
         raise InconsistentViewError("fewer unseen cards than cards in the other hands")
     plays = [trick.plays for trick in view.tricks]
