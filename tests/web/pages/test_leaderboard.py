@@ -4,10 +4,12 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from unittest import mock
 
 import pytest
 from django.contrib.auth.models import User
+from django.contrib.staticfiles import finders
 from django.db import connection
 from django.db.models import OuterRef, Subquery
 from django.test import Client
@@ -26,6 +28,16 @@ def test_bots_are_ranked_by_rating(client: Client) -> None:
     active_bot(name="bottom", rating=1400)
     page = client.get("/").content.decode()
     assert page.index("top") < page.index("middle") < page.index("bottom")
+
+
+def test_every_page_carries_the_logo_and_the_favicon_from_static_files(client: Client) -> None:
+    # An image, not an emoji: machines without an emoji font showed an empty box.
+    page = client.get("/").content.decode()
+    assert '<link rel="icon" type="image/svg+xml" href="/static/web/cucumber.svg">' in page
+    assert 'class="brand" href="/"><img src="/static/web/cucumber.svg"' in page
+    assert "\N{CUCUMBER}" not in page
+    svg = finders.find("web/cucumber.svg")
+    assert svg is not None and Path(svg).read_text().startswith("<svg ")
 
 
 def test_only_listed_bots_of_that_game_appear(client: Client) -> None:
