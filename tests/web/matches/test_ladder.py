@@ -145,6 +145,11 @@ def test_the_status_page_is_for_staff_only(user: User, staff: User) -> None:
     page = logged_in(staff).get(reverse("arena-status"))
     assert page.status_code == 200
     assert page.context["status"].queued == {"ladder": 1}
+    # Staff find it in the navigation; nobody else is shown the link.
+    link = f'<a href="{reverse("arena-status")}">Arena status</a>'
+    assert link in logged_in(staff).get("/").content.decode()
+    assert link not in logged_in(user).get("/").content.decode()
+    assert link not in Client().get("/").content.decode()
 
 
 def test_the_ladder_command_plays_matches_in_the_foreground(settings: object) -> None:
