@@ -1,11 +1,12 @@
-"""One bot host subprocess seen from a runner: its protocol pipes read and written without
-ever blocking, its stderr drained into an :class:`~cucumbers.runners.output.OutputTail`, and
-its clean-up.
+"""One bot host seen from a runner: its protocol read and written without ever blocking, the
+bot's output drained into an :class:`~cucumbers.runners.output.OutputTail`, and its clean-up.
 
-:class:`HostProcess` starts whatever a :class:`Launch` describes and leaves to subclasses
-how everything the host started is stopped: :class:`~cucumbers.runners.local.LocalHost` is
-the process runner's host; the arena's Docker sandbox launches ``docker start -ai`` the same
-way and removes the container instead.
+:class:`HostChannel` is the protocol half, whatever carries it: messages written to one
+descriptor and read from another (or both over one socket), deadlines, the end of input.
+:class:`HostProcess` carries it over a subprocess's pipes, starting whatever a
+:class:`Launch` describes and leaving to subclasses how everything the host started is
+stopped: :class:`~cucumbers.runners.local.LocalHost` is the process runner's host. The
+arena's Docker sandbox carries it over a socket attached to the bot's container.
 """
 
 from __future__ import annotations
@@ -94,7 +95,191 @@ class Launch:
     preexec: Callable[[], None] | None = None
 
 
-class HostProcess:
+class HostChannel:
+    """The runner's end of a bot host's protocol. A subclass opens the transport and calls
+    :meth:`_open_channel` with its descriptors, and says how the host ends through
+    :meth:`_end_input`, :meth:`exit_status`, :meth:`wait_exit`, :meth:`drain_output` and
+    :meth:`close`; it may override :meth:`_received` to take apart what it reads.
+
+    Attributes:
+        started: when the host was started (``time.monotonic``); the start-up limit
+            counts from it.
+        broken: a write failed, or the input was ended: the host closed its input or died.
+    """
+
+    started: float
+    broken: bool
+
+    def _open_channel(self, in_fd: int, out_fd: int, exit_fd: int | None, polled: bool) -> None:
+        """Use ``in_fd`` for writes and ``out_fd`` for reads (the same descriptor for a
+        socket); ``exit_fd`` turns readable once the host ended (or None); ``polled``: without
+        one, waits look at :meth:`exit_status` every ``POLL_SLICE``."""
+        self._in_fd = in_fd
+        self._out_fd = out_fd
+        os.set_blocking(in_fd, False)
+        os.set_blocking(out_fd, False)
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(out_fd, selectors.EVENT_READ)
+        self._exit_fd = exit_fd
+        if exit_fd is not None:
+            self._selector.register(exit_fd, selectors.EVENT_READ)
+        self._polled = polled and exit_fd is None
+        self._incoming = bytearray()
+        self._outgoing = bytearray()
+        self._watching_writes = False
+        self._input_open = True
+        self._eof = False
+        self._exited = False
+        self.broken = False
+        self._quit_sent = False
+        self._closed = False
+
+    # -- hooks ---------------------------------------------------------------------------
+
+    def _received(self, data: bytes) -> None:
+        """Take ``data`` read from the host: by default, all of it is protocol."""
+        self._incoming += data
+
+    def _before_quit(self) -> None:
+        """The host is about to be asked to quit (it may exit at once). May raise."""
+
+    def _end_input(self) -> None:
+        """Close the host's input: the end of input for it. May raise."""
+        raise NotImplementedError
+
+    def exit_status(self) -> str | None:
+        """How the host ended, or None while it runs (or while that is not known yet)."""
+        raise NotImplementedError
+
+    def wait_exit(self, timeout: float) -> str | None:
+        """:meth:`exit_status`, after waiting up to ``timeout`` seconds for the host to end."""
+        raise NotImplementedError
+
+    def drain_output(self) -> None:
+        """Take into the output tail what the bot printed until now."""
+        raise NotImplementedError
+
+    def close(self, grace: float) -> None:
+        """Stop the host and everything it started, after ``grace`` seconds for it to exit
+        by itself, and free what it held. Never raises."""
+        raise NotImplementedError
+
+    # -- writing -------------------------------------------------------------------------
+
+    def send(self, message: RunnerMessage) -> None:
+        """Queue ``message`` and write what the pipe takes now. Never blocks or raises: a
+        failed write sets :attr:`broken`, and the next read reports the closed channel."""
+        if self.broken or self._closed:
+            return
+        self._outgoing += encode(message)
+        self._flush()
+
+    def _flush(self) -> None:
+        if not self._input_open:  # after quit: nothing more reaches the host
+            if self._outgoing:
+                self.broken = True
+                self._outgoing.clear()
+            return
+        while self._outgoing and not self.broken:
+            try:
+                written = os.write(self._in_fd, self._outgoing)
+            except BlockingIOError:
+                return
+            except OSError:
+                self.broken = True
+                self._outgoing.clear()
+                return
+            del self._outgoing[:written]
+
+    def _watch_writes(self) -> None:
+        wanted = bool(self._outgoing) and not self.broken and self._input_open
+        if wanted == self._watching_writes:
+            return
+        self._watching_writes = wanted
+        if self._in_fd == self._out_fd:  # a socket: one registration for both ways
+            writes = selectors.EVENT_WRITE if wanted else 0
+            self._selector.modify(self._out_fd, selectors.EVENT_READ | writes)
+        elif wanted:
+            self._selector.register(self._in_fd, selectors.EVENT_WRITE)
+        else:
+            self._selector.unregister(self._in_fd)
+
+    # -- reading -------------------------------------------------------------------------
+
+    def next_message(self, deadline: float) -> HostMessage:
+        """The next message from the host, waiting until ``deadline`` (``time.monotonic``).
+        Raises :class:`ChannelTimeout`, :class:`ChannelClosed` or ``ProtocolError``."""
+        timed_out = False
+        while True:
+            line = self._next_line()
+            if line is not None:
+                return decode_host_message(line)
+            if self._eof or self._exited or self.broken:
+                raise ChannelClosed
+            if timed_out:
+                raise ChannelTimeout
+            self._flush()
+            self._watch_writes()
+            wait = max(0.0, deadline - time.monotonic())
+            if self._polled:
+                wait = min(wait, POLL_SLICE)
+            for key, events in self._selector.select(wait):
+                if key.fd == self._exit_fd:
+                    self._exited = True
+                    continue
+                if events & selectors.EVENT_WRITE:
+                    self._flush()
+                if events & selectors.EVENT_READ:
+                    self._read()
+            if self._polled and self.exit_status() is not None:
+                self._exited = True
+            if self._exited:
+                self._read()  # what it wrote before it died
+            timed_out = time.monotonic() >= deadline
+
+    def _read(self) -> None:
+        taken = 0
+        while taken < READ_BUDGET:
+            try:
+                data = os.read(self._out_fd, 65536)
+            except BlockingIOError:
+                return
+            except OSError:
+                data = b""
+            if not data:
+                self._eof = True
+                return
+            self._received(data)
+            taken += len(data)
+
+    def _next_line(self) -> bytes | None:
+        end = self._incoming.find(b"\n")
+        if end < 0:
+            if len(self._incoming) > MAX_LINE_BYTES:
+                raise ProtocolError(f"a line longer than {MAX_LINE_BYTES} bytes")
+            return None
+        if end >= MAX_LINE_BYTES:
+            raise ProtocolError(f"a line longer than {MAX_LINE_BYTES} bytes")
+        line = bytes(self._incoming[: end + 1])
+        del self._incoming[: end + 1]
+        return line
+
+    def request_quit(self) -> None:
+        """Ask the host to quit (after the :meth:`_before_quit` hook). Never raises."""
+        if self._closed or self._quit_sent:
+            return
+        self._quit_sent = True
+        with suppress(Exception):
+            self._before_quit()
+        self.send(Quit())
+        # Ending the input is the end of input for the host, should the quit not fit in the
+        # pipe; any later write fails.
+        self._input_open = False
+        with suppress(Exception):
+            self._end_input()
+
+
+class HostProcess(HostChannel):
     """A started host: ``launch`` in a new session, speaking the protocol on its stdin and
     stdout, its stderr drained into ``tail``. Raises ``OSError`` or
     ``subprocess.SubprocessError`` when it cannot be started.
@@ -139,9 +324,6 @@ class HostProcess:
     def _on_started(self) -> None:
         """The host runs (:attr:`pid` is set)."""
 
-    def _before_quit(self) -> None:
-        """The host is about to be asked to quit (it may exit at once). May raise."""
-
     def _kill(self) -> None:
         """Stop the host and everything it started, now. May raise (the caller suppresses)."""
         self._proc.kill()
@@ -156,119 +338,15 @@ class HostProcess:
 
     def _setup(self, tail: OutputTail, lock: threading.Lock) -> None:
         assert self._proc.stdin and self._proc.stdout and self._proc.stderr
-        self._in_fd = self._proc.stdin.fileno()
-        self._out_fd = self._proc.stdout.fileno()
-        os.set_blocking(self._in_fd, False)
-        os.set_blocking(self._out_fd, False)
         self._drain = OutputDrain(self._proc.stderr.fileno(), tail, lock)
-        self._selector = selectors.DefaultSelector()
-        self._selector.register(self._out_fd, selectors.EVENT_READ)
         # A pidfd (Linux >= 5.3) turns readable when the host ends, even while a process
         # it forked keeps the protocol pipe open; without one, waits look every POLL_SLICE.
         self._pidfd: int | None = None
         with suppress(OSError, AttributeError):
-            pidfd = os.pidfd_open(self.pid)
-            self._selector.register(pidfd, selectors.EVENT_READ)
-            self._pidfd = pidfd
-        self._incoming = bytearray()
-        self._outgoing = bytearray()
-        self._watching_writes = False
-        self._eof = False
-        self._exited = False
-        #: A write failed: the host closed its input or died.
-        self.broken = False
-        self._quit_sent = False
-        self._closed = False
-
-    # -- writing -------------------------------------------------------------------------
-
-    def send(self, message: RunnerMessage) -> None:
-        """Queue ``message`` and write what the pipe takes now. Never blocks or raises: a
-        failed write sets :attr:`broken`, and the next read reports the closed channel."""
-        if self.broken or self._closed:
-            return
-        self._outgoing += encode(message)
-        self._flush()
-
-    def _flush(self) -> None:
-        while self._outgoing and not self.broken:
-            try:
-                written = os.write(self._in_fd, self._outgoing)
-            except BlockingIOError:
-                return
-            except OSError:
-                self.broken = True
-                self._outgoing.clear()
-                return
-            del self._outgoing[:written]
-
-    def _watch_writes(self) -> None:
-        wanted = bool(self._outgoing) and not self.broken
-        if wanted != self._watching_writes:
-            if wanted:
-                self._selector.register(self._in_fd, selectors.EVENT_WRITE)
-            else:
-                self._selector.unregister(self._in_fd)
-            self._watching_writes = wanted
-
-    # -- reading -------------------------------------------------------------------------
-
-    def next_message(self, deadline: float) -> HostMessage:
-        """The next message from the host, waiting until ``deadline`` (``time.monotonic``).
-        Raises :class:`ChannelTimeout`, :class:`ChannelClosed` or ``ProtocolError``."""
-        timed_out = False
-        while True:
-            line = self._next_line()
-            if line is not None:
-                return decode_host_message(line)
-            if self._eof or self._exited or self.broken:
-                raise ChannelClosed
-            if timed_out:
-                raise ChannelTimeout
-            self._flush()
-            self._watch_writes()
-            wait = max(0.0, deadline - time.monotonic())
-            if self._pidfd is None:
-                wait = min(wait, POLL_SLICE)
-            for key, _ in self._selector.select(wait):
-                if key.fd == self._out_fd:
-                    self._read()
-                elif key.fd == self._in_fd:
-                    self._flush()
-                else:
-                    self._exited = True
-            if self._pidfd is None and self.exit_status() is not None:
-                self._exited = True
-            if self._exited:
-                self._read()  # what it wrote before it died
-            timed_out = time.monotonic() >= deadline
-
-    def _read(self) -> None:
-        taken = 0
-        while taken < READ_BUDGET:
-            try:
-                data = os.read(self._out_fd, 65536)
-            except BlockingIOError:
-                return
-            except OSError:
-                data = b""
-            if not data:
-                self._eof = True
-                return
-            self._incoming += data
-            taken += len(data)
-
-    def _next_line(self) -> bytes | None:
-        end = self._incoming.find(b"\n")
-        if end < 0:
-            if len(self._incoming) > MAX_LINE_BYTES:
-                raise ProtocolError(f"a line longer than {MAX_LINE_BYTES} bytes")
-            return None
-        if end >= MAX_LINE_BYTES:
-            raise ProtocolError(f"a line longer than {MAX_LINE_BYTES} bytes")
-        line = bytes(self._incoming[: end + 1])
-        del self._incoming[: end + 1]
-        return line
+            self._pidfd = os.pidfd_open(self.pid)
+        self._open_channel(
+            self._proc.stdin.fileno(), self._proc.stdout.fileno(), self._pidfd, polled=True
+        )
 
     def drain_output(self) -> None:
         """Take into the output tail what the bot printed until now."""
@@ -296,20 +374,9 @@ class HostProcess:
                 time.sleep(min(left, 0.005))
         return status
 
-    def request_quit(self) -> None:
-        """Ask the host to quit (after the :meth:`_before_quit` hook). Never raises."""
-        if self._closed or self._quit_sent:
-            return
-        self._quit_sent = True
-        with suppress(Exception):
-            self._before_quit()
-        self.send(Quit())
-        # Closing stdin is the end of input for the host, should the quit not fit in the pipe;
-        # -1 makes any later write fail instead of reaching a file that reuses the number.
-        self._in_fd = -1
-        with suppress(Exception):
-            assert self._proc.stdin is not None
-            self._proc.stdin.close()
+    def _end_input(self) -> None:
+        assert self._proc.stdin is not None
+        self._proc.stdin.close()
 
     def close(self, grace: float) -> None:
         """Stop the host and everything it started, after ``grace`` seconds for it to exit

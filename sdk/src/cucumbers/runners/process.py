@@ -50,7 +50,7 @@ from ..protocol import (
 from ..view import GameResult, GameStart, RoundResult, View
 from . import reaper
 from .base import BotClient, BotSpec, Limits, Runner
-from .hostproc import ChannelClosed, ChannelTimeout, HostProcess
+from .hostproc import ChannelClosed, ChannelTimeout, HostChannel
 from .local import LocalHost, belongs_to_live_host
 from .output import OutputTail
 
@@ -71,7 +71,7 @@ class ProcessClient(BotClient):
         self._limits = limits
         self._tail = OutputTail(limits.output_bytes)
         self._lock = threading.Lock()  # the tail is filled by the drain thread
-        self._host: HostProcess | None = None
+        self._host: HostChannel | None = None
         self._ready = False
         #: Why the bot never became ready; reported at its first move of every game.
         self._load_fault: BotFault | None = None
@@ -84,7 +84,7 @@ class ProcessClient(BotClient):
         except Exception as error:  # OSError, SubprocessError, no thread: the seat's loss
             self._load_fault = BotFault(FaultKind.ERROR, f"cannot start the bot host: {error}")
 
-    def _new_host(self) -> HostProcess:
+    def _new_host(self) -> HostChannel:
         """Start a host for this bot (raises ``OSError`` or ``SubprocessError``)."""
         return LocalHost(self.spec.source, self._limits, self._tail, self._lock)
 
@@ -119,7 +119,7 @@ class ProcessClient(BotClient):
         self._load_fault = fault
         self._stop()
 
-    def _closed_fault(self, host: HostProcess, when: str) -> BotFault:
+    def _closed_fault(self, host: HostChannel, when: str) -> BotFault:
         status = host.wait_exit(self.exit_grace)
         if status is None:
             return BotFault(FaultKind.PROTOCOL, f"the bot closed the protocol channel{when}")
