@@ -24,7 +24,6 @@ import subprocess
 import time
 from collections.abc import Callable
 
-from arena.sandbox.container import client_environment
 from arena.sandbox.image import ensure_image
 from arena.sandbox.runner import DockerRunner, register
 from cucumbers.engine import GameState
@@ -68,9 +67,7 @@ def median_of(repeat: int, measure: Callable[[], float]) -> float:
 def raw_container(image: str, network: str = "none") -> subprocess.Popen[bytes]:
     argv = ["docker", "run", "-i", "--rm", f"--network={network}", "--entrypoint", "python3"]
     argv += [image, "-c", RAW_SCRIPT]
-    return subprocess.Popen(
-        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=client_environment()
-    )
+    return subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
 
 
 def raw_ask(process: subprocess.Popen[bytes], line: bytes) -> bytes:

@@ -125,7 +125,6 @@ def cpu_sample() -> dict[str, float]:
     return {
         "machine": busy_cpu_seconds(),
         "worker": me.user + me.system,
-        "clients": me.children_user + me.children_system,
         "engine": process_cpu_seconds(ENGINE),
         "database": process_cpu_seconds(DATABASE),
     }
@@ -163,11 +162,10 @@ def breakdown(matches: int) -> None:
     for key, label in labels.items():
         print(f"  {label:38s} {totals[key] / matches * 1000:8.1f} ms")
     print("  (the rest: claim, staging the bots' files, loading rows, commit)")
-    rest = cpu["machine"] - cpu["worker"] - cpu["clients"] - cpu["engine"] - cpu["database"]
+    rest = cpu["machine"] - cpu["worker"] - cpu["engine"] - cpu["database"]
     cores = os.cpu_count() or 1
     print(f"CPU per match (all {cores} cores):          {cpu['machine'] * 1000:8.1f} ms")
     print(f"  worker process (Django, engine, runner) {cpu['worker'] * 1000:8.1f} ms")
-    print(f"  docker clients (one per bot)            {cpu['clients'] * 1000:8.1f} ms")
     print(f"  dockerd + containerd                    {cpu['engine'] * 1000:8.1f} ms")
     print(f"  PostgreSQL                              {cpu['database'] * 1000:8.1f} ms")
     # Containers' shims, runc and the bots' hosts are not children of anything we can read

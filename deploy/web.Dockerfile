@@ -4,8 +4,8 @@
 # Both bases are build arguments, so a host with a registry mirror (or no registry and
 # images of its own) can substitute them.
 ARG PYTHON_IMAGE=python:3.12-slim
-# The worker starts each bot with `docker run` (arena/sandbox/container.py): the client
-# binary only, from Docker's official CLI image, talks to the host's engine via its socket.
+# The worker runs bots through the Engine API on the host's socket (arena/sandbox); the
+# client binary, from Docker's official CLI image, serves `python -m arena image` (pulls).
 ARG DOCKER_CLI_IMAGE=docker:27-cli
 
 FROM ${DOCKER_CLI_IMAGE} AS docker-cli

@@ -1,26 +1,27 @@
-"""One bot's container: created through the Docker API with the whole sandbox in its
-configuration (:func:`container_config`), then started and attached by
-``docker start --attach --interactive`` as the host subprocess of the SDK's
-:class:`~cucumbers.runners.hostproc.HostProcess`, so the protocol pipes, deadlines and output
-capture are exactly the process runner's; only starting and stopping differ.
+"""One bot's container: created through the Docker Engine API with the whole sandbox in its
+configuration (:func:`container_config`), attached to a socket that carries its stdin,
+stdout and stderr, then started. :class:`ContainerHost` speaks the SDK's protocol over that
+socket (the protocol half, :class:`~cucumbers.runners.hostproc.HostChannel`, is the process
+runner's: deadlines, line checks and output capture are the same; only the transport and
+the start and stop differ). No client process runs per bot.
 
 Why not ``docker run``: its CLI cannot create a container with networking disabled, only one
 on the ``none`` network, for which Docker 20.10 runs a prestart hook (a whole ``dockerd``
 re-executed to set up the network sandbox) in every container. A container created with
 ``NetworkDisabled`` gets the same empty network namespace (its own loopback, nothing else)
-without that hook: about 100 ms of CPU less per bot (see docs/sandbox.md).
+without that hook: about 80 ms of CPU less per bot. Nor ``docker start --attach``: a client
+process per bot costs 20 ms of CPU to start and relays every message once more (see
+docs/sandbox.md).
 
 The container runs the image's entry point (``python3 -m cucumbers.host``) on the bot's
 file, which is copied into a private directory of its own (file 0444, directory 0555) and
 mounted read-only at ``/bot``; a built-in bot gets no mount at all. Nothing of our
-environment enters the container; the ``docker`` client itself gets only what it needs to
-reach the engine.
+environment enters the container.
 
-Stopping: after ``quit`` the host exits, ``AutoRemove`` removes the container and the
-client exits once it is removed. Otherwise the container is removed by force through the
-Docker API, and the client is killed if it still lingers. Should this process die, the
-client sees the end of its input and closes the container's; a host that is reading exits
-and the engine removes it. A container whose bot is stuck stays:
+Stopping: after ``quit`` (and the end of its input) the host exits and the engine removes
+the container (``AutoRemove``). Otherwise the container is removed by force. Should this
+process die, the engine sees the attach connection close and ends the container's input; a
+host that is reading exits and the engine removes it. A container whose bot is stuck stays:
 :mod:`arena.sandbox.reaper` removes it.
 """
 
@@ -29,6 +30,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import select
 import shutil
 import signal
 import socket
@@ -38,39 +40,30 @@ import time
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import docker
 from docker.errors import APIError, DockerException, NotFound
 from docker.types import ContainerConfig, HostConfig, LogConfig, Mount, Ulimit
 
-from cucumbers.runners.hostproc import HostProcess, Launch, describe_exit, remove_tree
+from cucumbers.runners.hostproc import HostChannel, describe_exit, remove_tree
 from cucumbers.runners.output import OutputTail
 
 from . import labels
 from .settings import SandboxSettings
 
-#: How the ``docker`` client starts the lines it prints when the engine refused to start the
-#: container or could not be reached (it then exits with status 1).
-DOCKER_REFUSALS = ("Error response from daemon:", "Cannot connect to the Docker daemon")
+#: What the attach socket carries: the container's stdin, stdout and stderr, from now on.
+ATTACH_PARAMS = {"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1}
+#: The attach stream's frames: an 8-byte header, stream 1 for stdout and 2 for stderr.
+FRAME_HEADER, STDOUT, STDERR = 8, 1, 2
+#: How often a wait for a container's end looks at the engine's events once its streams end.
+EXIT_POLL_SECONDS = 0.01
 #: Thread-count variables of numerical libraries, set to the CPU quota in the container.
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 #: Where the bot's directory appears inside the container.
 BOT_DIR = "/bot"
-#: Variables of ours the ``docker`` client may need to reach the engine (none of them is
-#: passed into a container).
-CLIENT_VARIABLES = (
-    "PATH",
-    "HOME",
-    "DOCKER_HOST",
-    "DOCKER_CONFIG",
-    "DOCKER_CONTEXT",
-    "DOCKER_CERT_PATH",
-    "DOCKER_TLS_VERIFY",
-)
 #: Seconds an API call to the engine may take before we give up on it.
 API_TIMEOUT = 15
-#: After a forced removal, time the ``docker`` client gets to notice and exit.
-CLIENT_EXIT_SECONDS = 2.0
 
 _SAFE_FILE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}\.py$")
 #: Staged bot directories are named ``<prefix><host>-<runner pid>-<runner start>-<random>``
@@ -129,13 +122,6 @@ def staging_owner(name: str) -> tuple[int, int] | None:
     if match is None or match.group(1) != host_tag():
         return None
     return int(match.group(2)), int(match.group(3))
-
-
-def client_environment() -> dict[str, str]:
-    """The ``docker`` client's environment: only what reaches the engine."""
-    env = {name: os.environ[name] for name in CLIENT_VARIABLES if name in os.environ}
-    env.setdefault("PATH", "/usr/bin:/bin")
-    return env
 
 
 class SandboxRefused(Exception):
@@ -212,11 +198,6 @@ def create_container(seat: Seat, name: str, bot_dir: str | None, argument: str) 
         raise SandboxRefused(str(error.explanation or error)) from error
 
 
-def attach_command(name: str) -> list[str]:
-    """Start the container ``name`` with our stdin, stdout and stderr attached to it."""
-    return ["docker", "start", "--attach", "--interactive", name]
-
-
 def stage_bot(source: str, seat: Seat) -> tuple[str, str]:
     """Copy the bot's file into a new private directory; (directory, path inside the
     container). The copy keeps the file's name (fault details name it), unless the name
@@ -241,70 +222,137 @@ def stage_bot(source: str, seat: Seat) -> tuple[str, str]:
     return directory, f"{BOT_DIR}/{name}"
 
 
-class DockerHost(HostProcess):
-    """A bot host in a container of its own. Raises ``OSError`` (e.g. an unreadable bot
-    file) or ``SubprocessError`` when it cannot be started."""
+class ContainerHost(HostChannel):
+    """A bot host in a container of its own, its protocol on a socket attached to the
+    container's stdin, stdout and stderr through the Engine API (no client process).
 
-    def __init__(
-        self,
-        source: str,
-        seat: Seat,
-        tail: OutputTail,
-        lock: threading.Lock,
-    ) -> None:
+    Creating and attaching happen here; the start runs in a thread, so that the containers
+    of a match start together. Raises :class:`SandboxRefused` when the engine refuses the
+    container, ``OSError`` (e.g. an unreadable bot file) or ``DockerException``.
+    """
+
+    def __init__(self, source: str, seat: Seat, tail: OutputTail, lock: threading.Lock) -> None:
         self.seat = seat
         self.name = labels.container_name(seat.match_id, seat.index)
+        self.started = time.monotonic()  # the start-up limit includes the container's start
+        self._created = time.time()
         self._tail = tail
         self._lock = lock
+        self._frames = bytearray()
+        self._status: str | None = None
+        self._refused: str | None = None
         self._bot_dir: str | None = None
+        self._attached: Any = None
+        self._wake_read = self._wake_write = -1
         argument = source
-        if not source.startswith("builtin:"):
-            self._bot_dir, argument = stage_bot(source, seat)
-        self._created = time.time()
         try:
+            if not source.startswith("builtin:"):
+                self._bot_dir, argument = stage_bot(source, seat)
             create_container(seat, self.name, self._bot_dir, argument)
+            self._attached = seat.client.api.attach_socket(self.name, params=ATTACH_PARAMS)
+            self._socket: socket.socket = getattr(self._attached, "_sock", self._attached)
+            self._wake_read, self._wake_write = os.pipe()
+            self._open_channel(
+                self._socket.fileno(), self._socket.fileno(), self._wake_read, polled=False
+            )
         except BaseException:
-            self._release()
+            self._closed = True
+            self._discard()
             raise
-        launch = Launch(attach_command(self.name), client_environment(), cwd="/")
-        super().__init__(launch, tail, lock)
+        self._starting = threading.Thread(
+            target=self._start, name=f"cucumbers-start-{self.name}", daemon=True
+        )
+        self._starting.start()
+
+    def _start(self) -> None:
+        try:
+            self.seat.client.api.start(self.name)
+        except APIError as error:
+            self._refused = str(error.explanation or error)
+        except Exception as error:  # DockerException, OSError: the engine went away
+            self._refused = f"the Docker engine failed: {error}"
+        else:
+            return
+        with suppress(OSError):
+            os.write(self._wake_write, b"!")  # wakes a wait for this bot: it will never answer
 
     def refusal(self) -> str | None:
-        """Why the engine refused to start the container, if it did: the ``docker`` client
-        exited with status 1 and the engine logged no ``start`` of the container. Docker's
-        reason is the client's last line among :data:`DOCKER_REFUSALS` (taken out of the
-        bot's output). A bot cannot fake a refusal: once its container started, it is
-        the bot's exit."""
-        try:
-            result = os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
-        except OSError:  # reaped already: its status is gone
-            return None
-        if result is None or (result.si_code, result.si_status) != (os.CLD_EXITED, 1):
-            return None
-        with suppress(DockerException, OSError):  # an engine gone now refused the start
-            if self._started_events():
-                return None
-        self.drain_output()
-        with self._lock:
-            text = self._tail.take()
-        said = [line.strip() for line in text.splitlines() if line.startswith(DOCKER_REFUSALS)]
-        return said[-1] if said else f"docker start exited with status 1: {text.strip()[-200:]}"
+        """Why the engine refused to start the container, if it did (the bot never ran).
+        Waits for the start's answer: the engine may end the attached streams of a
+        container it failed to start before it answers the start."""
+        self._starting.join(timeout=API_TIMEOUT)
+        return self._refused
 
-    def _started_events(self) -> list[object]:
-        """The engine's ``start`` events of this container (none: it never ran)."""
-        return list(
-            self.seat.client.api.events(
+    # -- what the socket carries -----------------------------------------------------------
+
+    def _received(self, data: bytes) -> None:
+        # The stream is multiplexed (no TTY): frames of an 8-byte header (stream number,
+        # three zero bytes, big-endian payload size) and the payload.
+        frames = self._frames
+        frames += data
+        while len(frames) >= FRAME_HEADER:
+            end = FRAME_HEADER + int.from_bytes(frames[4:FRAME_HEADER], "big")
+            if len(frames) < end:
+                return
+            stream, payload = frames[0], bytes(frames[FRAME_HEADER:end])
+            del frames[:end]
+            if stream == STDOUT:
+                self._incoming += payload
+            elif stream == STDERR:
+                with self._lock:
+                    self._tail.write_bytes(payload)
+
+    def drain_output(self) -> None:
+        if not self._closed:
+            self._read()
+
+    def _end_input(self) -> None:
+        # The engine closes the container's stdin (StdinOnce): the end of input for the host.
+        self._socket.shutdown(socket.SHUT_WR)
+
+    # -- the end -------------------------------------------------------------------------
+
+    def exit_status(self) -> str | None:
+        """How the host ended, once its streams ended and the engine logged its ``die``."""
+        if self._status is not None or self._refused is not None:
+            return self._status
+        if not self._eof and not self._closed:
+            self._read()
+        if not self._eof:
+            return None
+        code = self._exit_code()
+        if code is not None:
+            self._status = self.describe_exit(os.CLD_EXITED, code)
+        return self._status
+
+    def _exit_code(self) -> int | None:
+        """The exit code in the engine's ``die`` event of this container, if logged yet."""
+        with suppress(DockerException, OSError, KeyError, ValueError):
+            for event in self.seat.client.api.events(
                 since=self._created - 1,
                 until=time.time(),  # a later end would keep the stream open until then
-                filters={"container": self.name, "event": "start"},
+                filters={"container": self.name, "event": "die"},
                 decode=True,
-            )
-        )
+            ):
+                return int(event["Actor"]["Attributes"]["exitCode"])
+        return None
+
+    def wait_exit(self, timeout: float) -> str | None:
+        deadline = time.monotonic() + timeout
+        while (status := self.exit_status()) is None and (left := deadline - time.monotonic()) > 0:
+            self._wait_readable(min(left, EXIT_POLL_SECONDS))
+        return status
+
+    def _wait_readable(self, seconds: float) -> None:
+        if self._eof or self._closed or self._refused is not None:
+            time.sleep(seconds)  # the streams ended: the engine's event is the news awaited
+        else:
+            select.select([self._out_fd], [], [], seconds)
 
     def describe_exit(self, code: int, status: int) -> str:
-        # The client exits with the container's status: 128 + N when its process was killed
-        # by signal N. Inside its namespace only the kernel can SIGKILL the bot's PID 1: the
-        # memory limit's OOM killer (our own kills are not reported as faults).
+        # The container's exit code is 128 + N when its process was killed by signal N.
+        # Inside its namespace only the kernel can SIGKILL the bot's PID 1: the memory
+        # limit's OOM killer (our own kills are not reported as faults).
         if code == os.CLD_EXITED and status > 128:
             try:
                 name = signal.Signals(status - 128).name
@@ -316,16 +364,36 @@ class DockerHost(HostProcess):
             return describe_exit(os.CLD_KILLED, status - 128)
         return describe_exit(code, status)
 
-    def _kill(self) -> None:
-        # Should the engine fail, the client's end of input still stops a reading host.
+    def close(self, grace: float) -> None:
+        """Give the host ``grace`` seconds to end (after ``quit``), then remove its
+        container by force, close the socket and remove the staged file. Never raises."""
+        if self._closed:
+            return
+        with suppress(Exception):
+            deadline = time.monotonic() + grace
+            while not self._eof and (left := deadline - time.monotonic()) > 0:
+                self._wait_readable(min(left, EXIT_POLL_SECONDS))
+                self._read()
+        self._closed = True
+        with suppress(Exception):
+            self._starting.join(timeout=API_TIMEOUT)
+        self._discard()
+
+    def _discard(self) -> None:
+        """Remove the container (if any), close what we hold, remove the staged file."""
         with suppress(DockerException, OSError):
             remove_container(self.seat.client, self.name)
-        deadline = time.monotonic() + CLIENT_EXIT_SECONDS
-        while self._proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.005)
-        with suppress(OSError):
-            self._proc.kill()
-
-    def _release(self) -> None:
+        for closing in (getattr(self, "_selector", None), self._attached):
+            with suppress(Exception):
+                if closing is not None:
+                    closing.close()
+        with suppress(Exception):
+            self._socket.close()
+        for fd in (self._wake_read, self._wake_write):
+            if fd >= 0:
+                with suppress(OSError):
+                    os.close(fd)
+        self._wake_read = self._wake_write = -1
         if self._bot_dir is not None:
             remove_tree(self._bot_dir)
+            self._bot_dir = None

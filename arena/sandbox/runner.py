@@ -1,10 +1,9 @@
 """The ``docker`` runner: every bot of a match in a locked-down container of its own.
 
 It is the process runner with another host: a :class:`DockerClient` is a
-:class:`~cucumbers.runners.process.ProcessClient` whose host subprocess is
-``docker start --attach --interactive`` on a container created through the API
-(:mod:`arena.sandbox.container`), so time limits (start-up, per move and
-bank), protocol checks, output capture, faults and restarts are exactly the process
+:class:`~cucumbers.runners.process.ProcessClient` whose host is a container attached
+through the Engine API (:mod:`arena.sandbox.container`), so time limits (start-up, per move
+and bank), protocol checks, output capture, faults and restarts are exactly the process
 runner's. One container per bot lives for the whole series; the containers of a match start
 in parallel (the runner creates and starts every container first, then waits for each bot).
 
@@ -29,11 +28,11 @@ from docker.errors import DockerException, ImageNotFound
 from cucumbers.faults import BotFault, FaultKind
 from cucumbers.runners import register_runner
 from cucumbers.runners.base import BotClient, BotSpec, Limits, Runner
-from cucumbers.runners.hostproc import HostProcess
+from cucumbers.runners.hostproc import HostChannel
 from cucumbers.runners.process import ProcessClient, start_all
 
 from . import labels
-from .container import DockerHost, SandboxRefused, Seat, engine_client, remove_container
+from .container import ContainerHost, SandboxRefused, Seat, engine_client, remove_container
 from .settings import SandboxSettings
 
 #: How an ``error`` fault says that the engine refused a bot's container.
@@ -50,7 +49,7 @@ class DockerClient(ProcessClient):
         self._seat = seat
         self._unavailable = unavailable
         if seat is not None:
-            # A container's PID 1 is gone some time before its removal lets the client exit.
+            # The engine logs a container's end a little after its streams close.
             self.exit_grace = seat.settings.stop_grace_seconds
         super().__init__(spec, limits)
 
@@ -65,19 +64,17 @@ class DockerClient(ProcessClient):
         except Exception as error:  # OSError, DockerException, SubprocessError
             self._load_fault = BotFault(FaultKind.ERROR, f"cannot start the bot host: {error}")
 
-    def _new_host(self) -> HostProcess:
+    def _new_host(self) -> HostChannel:
         assert self._seat is not None
-        return DockerHost(self.spec.source, self._seat, self._tail, self._lock)
+        return ContainerHost(self.spec.source, self._seat, self._tail, self._lock)
 
-    def _closed_fault(self, host: HostProcess, when: str) -> BotFault:
-        fault = super()._closed_fault(host, when)
-        # Before ready, the client's refusal means the engine did not start the container
-        # (after ready it can only be the bot's exit status).
-        if isinstance(host, DockerHost) and not self._ready:
+    def _closed_fault(self, host: HostChannel, when: str) -> BotFault:
+        # A refused start: the bot never ran (its channel closed before ready, for that).
+        if isinstance(host, ContainerHost) and not self._ready:
             refusal = host.refusal()
             if refusal is not None:
                 return BotFault(FaultKind.ERROR, f"{COULD_NOT_START}: {refusal}")
-        return fault
+        return super()._closed_fault(host, when)
 
 
 class DockerRunner(Runner):

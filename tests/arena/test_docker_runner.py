@@ -3,7 +3,9 @@ ends, containers go away in every case, bots start in parallel and live for the 
 
 from __future__ import annotations
 
+import io
 import os
+import secrets
 import stat
 import time
 from pathlib import Path
@@ -79,6 +81,25 @@ def test_a_container_the_engine_refuses_is_an_error_fault_with_dockers_reason(
     (outcome,) = play_with(docker_runner(staging, cpus=4096.0))
     assert_every_seat_errs(outcome, "the sandbox could not start the bot: ")
     assert "CPU" in outcome.faults[0].detail
+
+
+def test_a_container_the_engine_cannot_start_is_an_error_fault_with_dockers_reason(
+    staging: Path, sandbox: str
+) -> None:
+    # Created fine, refused at start: the image's entry point does not exist.
+    tag = f"cucumbers-test-no-entry:{secrets.token_hex(4)}"
+    recipe = f'FROM {sandbox}\nENTRYPOINT ["/no/such/host"]\n'
+    client = container.engine_client()
+    client.images.build(fileobj=io.BytesIO(recipe.encode()), tag=tag, rm=True)
+    try:
+        started = time.monotonic()
+        (outcome,) = play_with(docker_runner(staging, image=tag))
+        # The refusal wakes the runner at once: no wait for the start-up limit.
+        assert time.monotonic() - started < FAST.startup_seconds
+    finally:
+        client.api.remove_image(tag, force=True)
+    assert_every_seat_errs(outcome, "the sandbox could not start the bot: ")
+    assert "/no/such/host" in outcome.faults[0].detail
 
 
 def test_a_bot_file_that_cannot_be_read_is_an_error_fault(tmp_path: Path, staging: Path) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from arena.sandbox import labels
-from arena.sandbox.container import Seat, attach_command, client_environment, container_config
+from arena.sandbox.container import Seat, container_config
 from arena.sandbox.errors import SettingsError
 from arena.sandbox.image import image_tag
 from arena.sandbox.settings import MIB, SandboxSettings
@@ -154,13 +154,6 @@ def test_the_configuration_holds_every_isolation_option() -> None:
         "org.cucumbers.match": "m1",
         "org.cucumbers.seat": "2",
     }
-    assert attach_command("cucumbers-m1-2-abc") == [
-        "docker",
-        "start",
-        "--attach",
-        "--interactive",
-        "cucumbers-m1-2-abc",
-    ]
 
 
 def test_the_container_gets_only_harmless_variables(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -174,16 +167,7 @@ def test_the_container_gets_only_harmless_variables(monkeypatch: pytest.MonkeyPa
         "PYTHONSAFEPATH=1",
     ]
     assert created["HostConfig"]["NanoCpus"] == 1_500_000_000
-    assert "CUCUMBERS_TEST_SECRET" not in client_environment()
-    assert set(client_environment()) <= {
-        "PATH",
-        "HOME",
-        "DOCKER_HOST",
-        "DOCKER_CONFIG",
-        "DOCKER_CONTEXT",
-        "DOCKER_CERT_PATH",
-        "DOCKER_TLS_VERIFY",
-    }
+    assert "hunter2" not in repr(created)
 
 
 def test_a_log_size_keeps_a_bounded_json_log_instead() -> None:
