@@ -276,6 +276,14 @@ class ContainerHost(HostChannel):
         with suppress(OSError):
             os.write(self._wake_write, b"!")  # wakes a wait for this bot: it will never answer
 
+    def engine_lost(self) -> str | None:
+        """Why the engine does not answer now, or None when it does."""
+        try:
+            self.seat.client.ping()
+        except (DockerException, OSError) as error:
+            return str(error) or type(error).__name__
+        return None
+
     def refusal(self) -> str | None:
         """Why the engine refused to start the container, if it did (the bot never ran).
         Waits for the start's answer: the engine may end the attached streams of a

@@ -37,6 +37,8 @@ from .settings import SandboxSettings
 
 #: How an ``error`` fault says that the engine refused a bot's container.
 COULD_NOT_START = "the sandbox could not start the bot"
+#: How an ``error`` fault says that the engine does not answer (at the start or later).
+ENGINE_UNREACHABLE = "the Docker engine cannot be reached"
 
 
 class DockerClient(ProcessClient):
@@ -69,11 +71,15 @@ class DockerClient(ProcessClient):
         return ContainerHost(self.spec.source, self._seat, self._tail, self._lock)
 
     def _closed_fault(self, host: HostChannel, when: str) -> BotFault:
-        # A refused start: the bot never ran (its channel closed before ready, for that).
-        if isinstance(host, ContainerHost) and not self._ready:
-            refusal = host.refusal()
+        if isinstance(host, ContainerHost):
+            # A refused start: the bot never ran (its channel closed before ready, for that).
+            refusal = None if self._ready else host.refusal()
             if refusal is not None:
                 return BotFault(FaultKind.ERROR, f"{COULD_NOT_START}: {refusal}")
+            # An engine gone mid-match cuts every channel: the sandbox's failure, not the bot's.
+            lost = host.engine_lost()
+            if lost is not None:
+                return BotFault(FaultKind.ERROR, f"{ENGINE_UNREACHABLE}: {lost}")
         return super()._closed_fault(host, when)
 
 
@@ -110,7 +116,7 @@ class DockerRunner(Runner):
                 " (build it with: python -m arena image)"
             )
         except (DockerException, OSError) as error:
-            return f"the Docker engine cannot be reached: {error}"
+            return f"{ENGINE_UNREACHABLE}: {error}"
         return None
 
     def _start(self, specs: Sequence[BotSpec]) -> list[BotClient]:

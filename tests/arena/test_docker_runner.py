@@ -20,6 +20,7 @@ from cucumbers.games import FIVE_CUCUMBERS
 from cucumbers.match import GameOutcome, play_game, play_match
 from cucumbers.runners import RUNNERS, make_runner
 from cucumbers.runners.base import BotSpec, Limits
+from tests.arena.engine_proxy import EngineProxy
 from tests.arena.sandboxkit import (
     FAST,
     OPPONENT,
@@ -100,6 +101,28 @@ def test_a_container_the_engine_cannot_start_is_an_error_fault_with_dockers_reas
         client.api.remove_image(tag, force=True)
     assert_every_seat_errs(outcome, "the sandbox could not start the bot: ")
     assert "/no/such/host" in outcome.faults[0].detail
+
+
+def test_an_engine_lost_mid_match_is_an_error_fault_of_the_sandbox_not_of_the_bots(
+    staging: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    proxy = EngineProxy(tmp_path / "engine.sock")
+    with monkeypatch.context() as patch:
+        patch.setenv("DOCKER_HOST", proxy.docker_host)
+        runner = docker_runner(staging)
+        specs = [BotSpec.parse("builtin:lowest"), BotSpec.parse("builtin:random")]
+        with runner:
+            clients = runner.start(specs)
+            proxy.cut()  # the bots are up; now the engine is gone for us
+            outcome = play_game(FIVE_CUCUMBERS, clients, seed=1, limits=FAST)
+    # "cannot be reached" is what the platform retries as an infrastructure error.
+    assert_every_seat_errs(outcome, "the Docker engine cannot be reached: ")
+    # The real engine saw the attach connections close: the bots read the end of their
+    # input, exit, and their containers go.
+    deadline = time.monotonic() + 10
+    while containers_of_match(runner.match_id) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert_nothing_left(runner.match_id)
 
 
 def test_a_bot_file_that_cannot_be_read_is_an_error_fault(tmp_path: Path, staging: Path) -> None:
