@@ -143,8 +143,11 @@ class DockerRunner(Runner):
         for client in clients:
             with suppress(Exception):
                 client.close()
-        if self._engine is not None:
-            self._sweep(self._engine)
+        engine, self._engine = self._engine, None
+        if engine is not None:
+            self._sweep(engine)
+            with suppress(Exception):
+                engine.close()  # its pooled connections to the engine: ~2 descriptors a match
 
     def _sweep(self, engine: docker.DockerClient) -> None:
         runner = labels.RunnerIdentity.current()

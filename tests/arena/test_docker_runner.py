@@ -145,6 +145,18 @@ def test_containers_are_removed_when_the_code_using_the_runner_raises(staging: P
     assert list(staging.iterdir()) == []
 
 
+def test_a_worker_running_match_after_match_keeps_no_descriptor_of_them(staging: Path) -> None:
+    def open_descriptors() -> int:
+        return len(os.listdir("/proc/self/fd"))
+
+    play_with(docker_runner(staging))  # warm up: imports, the logging of the client
+    before = open_descriptors()
+    for _ in range(5):
+        play_with(docker_runner(staging))
+    # Leaking the engine's pooled connections or a bot's socket costs 2 or more per match.
+    assert open_descriptors() - before < 3
+
+
 def test_a_bot_that_ignores_quit_is_removed_after_the_grace(tmp_path: Path, staging: Path) -> None:
     stuck = tmp_path / "stuck.py"
     stuck.write_text(
