@@ -244,6 +244,7 @@ class ContainerHost(HostChannel):
         self._bot_dir: str | None = None
         self._attached: Any = None
         self._wake_read = self._wake_write = -1
+        self._wake_lock = threading.Lock()  # the start thread never writes to a closed pipe
         argument = source
         try:
             if not source.startswith("builtin:"):
@@ -273,8 +274,9 @@ class ContainerHost(HostChannel):
             self._refused = f"the Docker engine failed: {error}"
         else:
             return
-        with suppress(OSError):
-            os.write(self._wake_write, b"!")  # wakes a wait for this bot: it will never answer
+        with self._wake_lock, suppress(OSError):
+            if self._wake_write >= 0:  # wakes a wait for this bot: it will never answer
+                os.write(self._wake_write, b"!")
 
     def engine_lost(self) -> str | None:
         """Why the engine does not answer now, or None when it does."""
@@ -397,11 +399,12 @@ class ContainerHost(HostChannel):
                     closing.close()
         with suppress(Exception):
             self._socket.close()
-        for fd in (self._wake_read, self._wake_write):
-            if fd >= 0:
-                with suppress(OSError):
-                    os.close(fd)
-        self._wake_read = self._wake_write = -1
+        with self._wake_lock:
+            for fd in (self._wake_read, self._wake_write):
+                if fd >= 0:
+                    with suppress(OSError):
+                        os.close(fd)
+            self._wake_read = self._wake_write = -1
         if self._bot_dir is not None:
             remove_tree(self._bot_dir)
             self._bot_dir = None
