@@ -8,13 +8,14 @@ from rest_framework import views
 from rest_framework.exceptions import APIException, ErrorDetail
 from rest_framework.response import Response
 
-from web.bots.errors import UploadError
+from web.refusals import Refusal
 
 
-class UploadRefused(APIException):
-    """An :class:`UploadError` answered with its status (400, 403, 404, 409, 413, 429)."""
+class Refused(APIException):
+    """A :class:`~web.refusals.Refusal` (an upload's, a challenge's) answered with its
+    status (400, 403, 404, 409, 413, 429) and its problem as the ``code``."""
 
-    def __init__(self, error: UploadError) -> None:
+    def __init__(self, error: Refusal) -> None:
         self.status_code = int(error.http_status)
         super().__init__(detail=error.message, code=error.problem.value)
 

@@ -25,7 +25,7 @@ from web.matches.models import Match, MatchGame, MatchStatus
 from web.matches.replays import read_replay
 
 from . import serializers as s
-from .errors import UploadRefused
+from .errors import Refused
 from .filters import BotFilter, MatchFilter
 
 
@@ -84,7 +84,7 @@ class BotViewSet(
         try:
             check_bot_name(self.request.user, serializer.validated_data["name"])
         except UploadError as error:
-            raise UploadRefused(error) from None
+            raise Refused(error) from None
         serializer.save(owner=self.request.user)
 
     @extend_schema(responses=s.BotSerializer)
@@ -132,7 +132,7 @@ class BotVersionViewSet(
             name, data = read_upload(form.validated_data["file"])
             version = upload_version(request.user, name, data, bot=bot)
         except UploadError as error:
-            raise UploadRefused(error) from None
+            raise Refused(error) from None
         return _upload_response(request, version)
 
 
@@ -172,7 +172,7 @@ class UploadView(generics.GenericAPIView[BotVersion]):
             else:
                 version = upload_version(request.user, name, data, bot=bot)
         except UploadError as error:
-            raise UploadRefused(error) from None
+            raise Refused(error) from None
         return _upload_response(request, version)
 
 

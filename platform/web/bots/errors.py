@@ -5,6 +5,8 @@ from __future__ import annotations
 from enum import StrEnum
 from http import HTTPStatus
 
+from web.refusals import Refusal
+
 
 class UploadProblem(StrEnum):
     BAD_FILENAME = "bad_filename"
@@ -34,15 +36,8 @@ HTTP_STATUS = {
 }
 
 
-class UploadError(Exception):
+class UploadError(Refusal):
     """An upload refused before anything was stored. ``message`` is safe to show to the
     uploader: it never quotes the source beyond what the uploader sent."""
 
-    def __init__(self, problem: UploadProblem, message: str) -> None:
-        super().__init__(message)
-        self.problem = problem
-        self.message = message
-
-    @property
-    def http_status(self) -> HTTPStatus:
-        return HTTP_STATUS.get(self.problem, HTTPStatus.BAD_REQUEST)
+    statuses = HTTP_STATUS

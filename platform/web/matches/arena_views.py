@@ -9,12 +9,12 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from rest_framework import serializers, status
-from rest_framework.exceptions import APIException
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from web.api.errors import Refused
 from web.bots.access import owned_bot
 from web.bots.models import Bot
 
@@ -62,12 +62,6 @@ def arena_status(request: HttpRequest) -> HttpResponse:
     return render(request, "matches/status.html", {"status": pipeline_status()})
 
 
-class ChallengeRefused(APIException):
-    def __init__(self, error: ChallengeError) -> None:
-        self.status_code = int(error.http_status)
-        super().__init__(detail=error.message, code=error.problem.value)
-
-
 class ChallengeRequest(serializers.Serializer[dict[str, object]]):
     bot = serializers.IntegerField(help_text="your bot's id")
     opponents = serializers.ListField(child=serializers.IntegerField(), min_length=1)
@@ -87,7 +81,7 @@ class ChallengeView(APIView):
                 request.user, data.validated_data["bot"], data.validated_data["opponents"]
             )
         except ChallengeError as error:
-            raise ChallengeRefused(error) from None
+            raise Refused(error) from None
         return Response(
             {"id": match.pk, "status": match.status, "url": match.get_absolute_url()},
             status=status.HTTP_201_CREATED,

@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from cucumbers.games import rules_for
 from web.bots.models import Bot
+from web.refusals import Refusal
 
 from .ladder import create_match
 from .models import Match, MatchKind
@@ -39,17 +40,10 @@ HTTP_STATUS = {
 }
 
 
-class ChallengeError(Exception):
+class ChallengeError(Refusal):
     """A challenge refused before anything was queued; ``message`` is for the user."""
 
-    def __init__(self, problem: ChallengeProblem, message: str) -> None:
-        super().__init__(message)
-        self.problem = problem
-        self.message = message
-
-    @property
-    def http_status(self) -> HTTPStatus:
-        return HTTP_STATUS.get(self.problem, HTTPStatus.BAD_REQUEST)
+    statuses = HTTP_STATUS
 
 
 def challenges_last_hour(user: AbstractBaseUser) -> int:
