@@ -253,9 +253,7 @@ class ContainerHost(HostChannel):
             self._attached = seat.client.api.attach_socket(self.name, params=ATTACH_PARAMS)
             self._socket: socket.socket = getattr(self._attached, "_sock", self._attached)
             self._wake_read, self._wake_write = os.pipe()
-            self._open_channel(
-                self._socket.fileno(), self._socket.fileno(), self._wake_read, polled=False
-            )
+            self._open_channel(self._socket.fileno(), self._socket.fileno(), self._wake_read)
         except BaseException:
             self._closed = True
             self._discard()

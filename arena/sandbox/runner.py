@@ -59,12 +59,12 @@ class DockerClient(ProcessClient):
         if self._unavailable is not None:
             self._load_fault = BotFault(FaultKind.ERROR, self._unavailable)
             return
-        try:
-            self._host = self._new_host()
-        except SandboxRefused as refused:
-            self._load_fault = BotFault(FaultKind.ERROR, f"{COULD_NOT_START}: {refused}")
-        except Exception as error:  # OSError, DockerException, SubprocessError
-            self._load_fault = BotFault(FaultKind.ERROR, f"cannot start the bot host: {error}")
+        super()._spawn()
+
+    def _start_fault(self, error: Exception) -> BotFault:
+        if isinstance(error, SandboxRefused):
+            return BotFault(FaultKind.ERROR, f"{COULD_NOT_START}: {error}")
+        return super()._start_fault(error)  # OSError, DockerException
 
     def _new_host(self) -> HostChannel:
         assert self._seat is not None

@@ -110,10 +110,10 @@ class HostChannel:
     started: float
     broken: bool
 
-    def _open_channel(self, in_fd: int, out_fd: int, exit_fd: int | None, polled: bool) -> None:
+    def _open_channel(self, in_fd: int, out_fd: int, exit_fd: int | None) -> None:
         """Use ``in_fd`` for writes and ``out_fd`` for reads (the same descriptor for a
-        socket); ``exit_fd`` turns readable once the host ended (or None); ``polled``: without
-        one, waits look at :meth:`exit_status` every ``POLL_SLICE``."""
+        socket); ``exit_fd`` turns readable once the host ended. Without one, waits look at
+        :meth:`exit_status` every ``POLL_SLICE``."""
         self._in_fd = in_fd
         self._out_fd = out_fd
         os.set_blocking(in_fd, False)
@@ -123,7 +123,7 @@ class HostChannel:
         self._exit_fd = exit_fd
         if exit_fd is not None:
             self._selector.register(exit_fd, selectors.EVENT_READ)
-        self._polled = polled and exit_fd is None
+        self._polled = exit_fd is None
         self._incoming = bytearray()
         self._outgoing = bytearray()
         self._watching_writes = False
@@ -344,9 +344,7 @@ class HostProcess(HostChannel):
         self._pidfd: int | None = None
         with suppress(OSError, AttributeError):
             self._pidfd = os.pidfd_open(self.pid)
-        self._open_channel(
-            self._proc.stdin.fileno(), self._proc.stdout.fileno(), self._pidfd, polled=True
-        )
+        self._open_channel(self._proc.stdin.fileno(), self._proc.stdout.fileno(), self._pidfd)
 
     def drain_output(self) -> None:
         """Take into the output tail what the bot printed until now."""

@@ -82,7 +82,11 @@ class ProcessClient(BotClient):
         try:
             self._host = self._new_host()
         except Exception as error:  # OSError, SubprocessError, no thread: the seat's loss
-            self._load_fault = BotFault(FaultKind.ERROR, f"cannot start the bot host: {error}")
+            self._load_fault = self._start_fault(error)
+
+    def _start_fault(self, error: Exception) -> BotFault:
+        """The ``error`` fault for a host that could not be started."""
+        return BotFault(FaultKind.ERROR, f"cannot start the bot host: {error}")
 
     def _new_host(self) -> HostChannel:
         """Start a host for this bot (raises ``OSError`` or ``SubprocessError``)."""
