@@ -82,12 +82,12 @@ def inputs_digest(base: str) -> str:
     return digest.hexdigest()
 
 
-def _has_image(client: docker.DockerClient, name: str) -> bool:
+def _image_id(client: docker.DockerClient, name: str) -> str | None:
+    """The id of the image ``name``, or None when there is none."""
     try:
-        client.images.get(name)
+        return str(client.api.inspect_image(name)["Id"])
     except ImageNotFound:
-        return False
-    return True
+        return None
 
 
 def _pull(name: str) -> bool:
@@ -115,15 +115,15 @@ def _build_offline_base() -> None:
 def choose_base(client: docker.DockerClient, choice: BaseChoice) -> str:
     """The base image to build on, obtaining it if needed."""
     if choice is BaseChoice.REGISTRY:
-        if not (_has_image(client, REGISTRY_BASE) or _pull(REGISTRY_BASE)):
+        if _image_id(client, REGISTRY_BASE) is None and not _pull(REGISTRY_BASE):
             raise ImageError(f"cannot pull {REGISTRY_BASE}: no registry reachable?")
         return REGISTRY_BASE
     if choice is BaseChoice.OFFLINE:
-        if not _has_image(client, OFFLINE_BASE):
+        if _image_id(client, OFFLINE_BASE) is None:
             _build_offline_base()
         return OFFLINE_BASE
     for name in (REGISTRY_BASE, OFFLINE_BASE):
-        if _has_image(client, name):
+        if _image_id(client, name) is not None:
             return name
     if _pull(REGISTRY_BASE):
         return REGISTRY_BASE
@@ -184,13 +184,6 @@ def ensure_image(
     except (DockerException, APIError) as error:
         raise ImageError(f"building {image_tag()} failed: {error}") from error
     return ImageReport(image_tag(), base, True, time.monotonic() - started)
-
-
-def _image_id(client: docker.DockerClient, name: str) -> str | None:
-    try:
-        return str(client.api.inspect_image(name)["Id"])
-    except ImageNotFound:
-        return None
 
 
 def _remove_untagged(client: docker.DockerClient, image_id: str) -> None:
