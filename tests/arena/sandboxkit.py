@@ -3,6 +3,7 @@ a match outlives it (no container, no ``docker`` client process, no staged file)
 
 from __future__ import annotations
 
+import io
 import ipaddress
 import re
 from collections.abc import Sequence
@@ -20,6 +21,15 @@ from cucumbers.runners.base import BotSpec, Limits
 from cucumbers.runners.reaper import process_table
 
 HOSTILE = Path(__file__).parent / "hostile_bots"
+
+
+def build_small_image(recipe: str, tag: str) -> str:
+    """Build ``recipe`` (a Dockerfile's text, on an image we have: no context, no layer of
+    its own, so it takes a moment) as ``tag``; the image's id."""
+    image, _ = engine_client().images.build(fileobj=io.BytesIO(recipe.encode()), tag=tag, rm=True)
+    return str(image.id)
+
+
 #: Short limits, so that tests waiting for a timeout stay fast.
 FAST = Limits(move_seconds=0.3, bank_seconds=0.3, startup_seconds=5.0)
 #: Ample time per move, for bots whose fault must not become a timeout on a busy machine.

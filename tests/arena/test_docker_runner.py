@@ -3,7 +3,6 @@ ends, containers go away in every case, bots start in parallel and live for the 
 
 from __future__ import annotations
 
-import io
 import os
 import secrets
 import stat
@@ -26,6 +25,7 @@ from tests.arena.sandboxkit import (
     OPPONENT,
     assert_nothing_left,
     assert_only_fault,
+    build_small_image,
     containers_of_match,
     docker_runner,
     hostile,
@@ -89,16 +89,14 @@ def test_a_container_the_engine_cannot_start_is_an_error_fault_with_dockers_reas
 ) -> None:
     # Created fine, refused at start: the image's entry point does not exist.
     tag = f"cucumbers-test-no-entry:{secrets.token_hex(4)}"
-    recipe = f'FROM {sandbox}\nENTRYPOINT ["/no/such/host"]\n'
-    client = container.engine_client()
-    client.images.build(fileobj=io.BytesIO(recipe.encode()), tag=tag, rm=True)
+    build_small_image(f'FROM {sandbox}\nENTRYPOINT ["/no/such/host"]\n', tag)
     try:
         started = time.monotonic()
         (outcome,) = play_with(docker_runner(staging, image=tag))
         # The refusal wakes the runner at once: no wait for the start-up limit.
         assert time.monotonic() - started < FAST.startup_seconds
     finally:
-        client.api.remove_image(tag, force=True)
+        container.engine_client().api.remove_image(tag, force=True)
     assert_every_seat_errs(outcome, "the sandbox could not start the bot: ")
     assert "/no/such/host" in outcome.faults[0].detail
 

@@ -3,7 +3,6 @@ image is still tagged or used."""
 
 from __future__ import annotations
 
-import io
 import secrets
 from contextlib import suppress
 
@@ -12,15 +11,14 @@ from docker.errors import ImageNotFound
 
 from arena.sandbox.container import engine_client
 from arena.sandbox.image import _remove_untagged
+from tests.arena.sandboxkit import build_small_image
 
 pytestmark = pytest.mark.usefixtures("sandbox")
 
 
 def small_image(base: str, tag: str) -> str:
-    """A one-label image on ``base`` (no layer of its own: quick), tagged ``tag``; its id."""
-    recipe = f"FROM {base}\nLABEL org.cucumbers.test={secrets.token_hex(4)}\n"
-    image, _ = engine_client().images.build(fileobj=io.BytesIO(recipe.encode()), tag=tag, rm=True)
-    return str(image.id)
+    """A one-label image on ``base``, tagged ``tag``; its id."""
+    return build_small_image(f"FROM {base}\nLABEL org.cucumbers.test={secrets.token_hex(4)}\n", tag)
 
 
 def test_the_replaced_image_goes_once_untagged_and_a_tagged_one_stays(sandbox: str) -> None:
