@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test lint sandbox services run format bench clean
+.PHONY: install test test-busy lint sandbox services run format bench clean
 
 install: $(STAMP)
 
@@ -38,6 +38,11 @@ services: install
 test: lint sandbox services
 	$(BIN)/pytest
 
+# The suite on a busy machine: one CPU-bound process per core beside it for the whole run
+# (CUCUMBERS_TEST_LOAD, tests/conftest.py), to bring out races an idle machine hides.
+test-busy: lint sandbox services
+	CUCUMBERS_TEST_LOAD=$${CUCUMBERS_TEST_LOAD:-$$(nproc)} $(BIN)/pytest
+
 # The platform on embedded defaults (SQLite, filesystem broker): web server, worker and
 # scheduler in the foreground; Ctrl-C stops everything.
 run: install
@@ -52,6 +57,7 @@ bench: sandbox services
 	$(BIN)/python benchmarks/process_runner.py
 	$(BIN)/python benchmarks/docker_sandbox.py
 	$(BIN)/python benchmarks/pipeline.py
+	$(BIN)/python benchmarks/pages.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -36,12 +36,12 @@ TARGET_PER_HOUR = 20_000
 FAST_BUILTINS = ("random", "lowest", "highest", "heuristic")
 
 
-def environment(data_dir: str) -> dict[str, str]:
+def environment(data_dir: str, database: str = DB_NAME) -> dict[str, str]:
     return {
         "DJANGO_SETTINGS_MODULE": "web.settings",
         "DEBUG": "0",
         "SECRET_KEY": "benchmark-only",
-        "DATABASE_URL": f"{SERVER}/{DB_NAME}",
+        "DATABASE_URL": f"{SERVER}/{database}",
         "REDIS_URL": REDIS_URL,
         "DATA_DIR": data_dir,
         "SANDBOX": "docker",
@@ -54,12 +54,12 @@ def environment(data_dir: str) -> dict[str, str]:
     }
 
 
-def fresh_database() -> None:
+def fresh_database(database: str = DB_NAME) -> None:
     import psycopg
 
     with psycopg.connect(f"{SERVER}/postgres", autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {DB_NAME}")
+        conn.execute(f"DROP DATABASE IF EXISTS {database} WITH (FORCE)")
+        conn.execute(f"CREATE DATABASE {database}")
 
 
 def setup_django(env: dict[str, str]) -> None:

@@ -15,10 +15,18 @@ Clean-up: at :meth:`DockerRunner.close` every host is asked to quit, each contai
 removed (by force after ``stop_grace_seconds``) and a last sweep removes any container still
 labelled with this match. A timeout or a protocol fault removes that bot's container at
 once; the bot is restarted in a new container at its next game.
+
+"Closed" means gone from the engine: a removal the engine has accepted (``AutoRemove``, or
+our forced remove answered 409 "already in progress") may still be under way, and the
+container is still listed until its ``destroy`` event. :meth:`DockerRunner.close` waits for
+that event for every container of the match, up to :data:`REMOVAL_WAIT_SECONDS`; a container
+that is still there then is logged and left to the reaper (:attr:`DockerRunner.left_behind`).
 """
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Sequence
 from contextlib import suppress
 
@@ -39,6 +47,12 @@ from .settings import SandboxSettings
 COULD_NOT_START = "the sandbox could not start the bot"
 #: How an ``error`` fault says that the engine does not answer (at the start or later).
 ENGINE_UNREACHABLE = "the Docker engine cannot be reached"
+#: Longest wait at close for the engine to finish removing a match's containers. Idle, a
+#: removal ends within tens of milliseconds; on a loaded machine it has taken seconds. Below
+#: the client's API timeout, so that the events stream ends by its ``until``, not a timeout.
+REMOVAL_WAIT_SECONDS = 10.0
+
+logger = logging.getLogger(__name__)
 
 
 class DockerClient(ProcessClient):
@@ -46,10 +60,16 @@ class DockerClient(ProcessClient):
     it at all (no engine, no image): then every move of the bot is that ``error`` fault."""
 
     def __init__(
-        self, spec: BotSpec, limits: Limits, seat: Seat | None, unavailable: str | None
+        self,
+        spec: BotSpec,
+        limits: Limits,
+        seat: Seat | None,
+        unavailable: str | None,
+        created: list[str] | None = None,
     ) -> None:
         self._seat = seat
         self._unavailable = unavailable
+        self._created = created if created is not None else []  # names of its containers
         if seat is not None:
             # The engine logs a container's end a little after its streams close.
             self.exit_grace = seat.settings.stop_grace_seconds
@@ -68,7 +88,9 @@ class DockerClient(ProcessClient):
 
     def _new_host(self) -> HostChannel:
         assert self._seat is not None
-        return ContainerHost(self.spec.source, self._seat, self._tail, self._lock)
+        host = ContainerHost(self.spec.source, self._seat, self._tail, self._lock)
+        self._created.append(host.name)
+        return host
 
     def _closed_fault(self, host: HostChannel, when: str) -> BotFault:
         if isinstance(host, ContainerHost):
@@ -103,6 +125,11 @@ class DockerRunner(Runner):
         self.match_id = match_id or labels.new_match_id()
         self._engine: docker.DockerClient | None = None
         self._seats = 0
+        self._created: list[str] = []
+        #: Containers of this match whose removal :meth:`close` could not see: still listed
+        #: when it gave up waiting, or all it created when the engine did not answer (the
+        #: reaper's to remove). Empty after a clean close.
+        self.left_behind: list[str] = []
 
     def _connect(self) -> str | None:
         """Reach the engine and find the image; why the sandbox cannot run, or None."""
@@ -128,13 +155,15 @@ class DockerRunner(Runner):
             if self._engine is not None:
                 seat = Seat(self._engine, self.settings, self.match_id, self._seats, runner)
             self._seats += 1
-            return DockerClient(spec, self.limits, seat, unavailable)
+            return DockerClient(spec, self.limits, seat, unavailable, self._created)
 
         return start_all(launch, specs)
 
     def close(self) -> None:
         """Ask every host to quit, remove every container (by force once its grace is
-        over), then any container still labelled with this match. Never raises."""
+        over) and any other still labelled with this match, then wait until the engine lists
+        none of them (see the module's docstring). Never raises."""
+        closing_since = time.time()
         clients, self._clients = self._clients, []
         for client in clients:
             if isinstance(client, DockerClient):
@@ -145,16 +174,64 @@ class DockerRunner(Runner):
                 client.close()
         engine, self._engine = self._engine, None
         if engine is not None:
-            self._sweep(engine)
+            try:  # clean-up is best effort; the reaper is the safety net
+                self._sweep(engine)
+                self.left_behind = self._await_removal(engine, closing_since)
+            except Exception as error:  # DockerException, OSError: the engine went away
+                self.left_behind = sorted(self._created)
+                why = f"the engine failed ({error})"
+            else:
+                why = f"still listed after {REMOVAL_WAIT_SECONDS:.0f} s"
+            if self.left_behind:
+                logger.warning(
+                    "match %s: removal of %s not seen (%s); left to the reaper",
+                    self.match_id,
+                    ", ".join(self.left_behind),
+                    why,
+                )
             with suppress(Exception):
                 engine.close()  # its pooled connections to the engine: ~2 descriptors a match
 
-    def _sweep(self, engine: docker.DockerClient) -> None:
+    def _match_filter(self) -> dict[str, list[str]]:
         runner = labels.RunnerIdentity.current()
-        wanted = [f"{labels.MATCH}={self.match_id}", f"{labels.RUNNER_PID}={runner.pid}"]
-        with suppress(Exception):  # clean-up is best effort; the reaper is the safety net
-            for container in engine.api.containers(all=True, filters={"label": wanted}):
-                remove_container(engine, container["Id"])
+        return {"label": [f"{labels.MATCH}={self.match_id}", f"{labels.RUNNER_PID}={runner.pid}"]}
+
+    def _listed(self, engine: docker.DockerClient) -> dict[str, str]:
+        """The containers of this match the engine lists now: id -> name."""
+        found = engine.api.containers(all=True, filters=self._match_filter())
+        return {c["Id"]: (c.get("Names") or [c["Id"]])[0].lstrip("/") for c in found}
+
+    def _sweep(self, engine: docker.DockerClient) -> None:
+        for container_id in self._listed(engine):
+            with suppress(Exception):
+                remove_container(engine, container_id)
+
+    def _await_removal(self, engine: docker.DockerClient, since: float) -> list[str]:
+        """Wait for the ``destroy`` event of every container of this match still listed;
+        the names of those still listed after :data:`REMOVAL_WAIT_SECONDS`.
+
+        The events are read from ``since`` (before the first removal was asked for), so a
+        destroy that happened before the subscription is seen too. The engine is on this
+        host (it mounts our staging directory), so both clocks are one.
+        """
+        pending = self._listed(engine)
+        if not pending:
+            return []
+        deadline = time.time() + REMOVAL_WAIT_SECONDS
+        events = engine.api.events(
+            since=since - 1,
+            until=deadline,
+            filters={**self._match_filter(), "type": "container", "event": "destroy"},
+            decode=True,
+        )
+        try:
+            for event in events:
+                pending.pop(event.get("id", ""), None)
+                if not pending:
+                    return []
+        finally:
+            events.close()
+        return sorted(self._listed(engine).values())
 
 
 def register() -> None:

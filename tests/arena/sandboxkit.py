@@ -73,7 +73,7 @@ def play(
     runner = docker_runner(staging, limits)
     specs = [BotSpec.parse(source) for source in sources]
     outcomes = list(play_match(rules, specs, runner, seed=seed, game_numbers=range(1, games + 1)))
-    assert_nothing_left(runner.match_id)
+    assert_nothing_left(runner)
     return outcomes
 
 
@@ -120,10 +120,11 @@ def report(outcome: GameOutcome, tag: str) -> str:
 
 
 def containers_of_match(match_id: str) -> list[str]:
+    """The match's containers the engine lists, as ``name (state: status)``."""
     found = engine_client().api.containers(
         all=True, filters={"label": [f"{labels.MATCH}={match_id}"]}
     )
-    return [container["Names"][0] for container in found]
+    return [f"{c['Names'][0]} ({c['State']}: {c['Status']})" for c in found]
 
 
 def processes_with(text: str) -> list[int]:
@@ -142,9 +143,17 @@ def processes_with(text: str) -> list[int]:
     return found
 
 
-def assert_nothing_left(match_id: str) -> None:
-    """No container of the match and no ``docker`` client of it remain."""
-    assert containers_of_match(match_id) == []
+def assert_nothing_left(runner: DockerRunner) -> None:
+    """No container of the runner's match and no ``docker`` client of it remain, once it is
+    closed. The message says what the engine still lists and whether the runner knew (it
+    gave up waiting and left them to the reaper) or believed them gone."""
+    match_id = runner.match_id
+    listed = containers_of_match(match_id)
+    if runner.left_behind:
+        known = f"the runner gave up waiting for {runner.left_behind} and left them to the reaper"
+    else:
+        known = "the runner's close returned believing every container gone"
+    assert listed == [], f"the engine still lists {listed}; {known}"
     # The clients' command lines name their containers: cucumbers-<match>-<seat>-<random>.
     assert processes_with(f"cucumbers-{labels.safe_name_part(match_id)}-") == []
 

@@ -247,8 +247,8 @@ def test_no_process_a_bot_leaves_behind_survives_its_match(staging: Path) -> Non
     rest = list(games)
     for outcome in (first, *rest):
         assert_only_fault(outcome, None)
-    assert_nothing_left(runner.match_id)
-    deadline = time.monotonic() + 5
+    assert_nothing_left(runner)
+    deadline = time.monotonic() + 30  # the kernel reaps the container's processes
     while processes_with(marker) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert processes_with(marker) == []

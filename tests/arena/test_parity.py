@@ -47,4 +47,4 @@ def test_a_closed_protocol_channel_is_a_timeout_in_docker(staging: Path) -> None
     assert [(f.seat, f.kind) for f in outcome.faults] == [
         (outcome.bots.index(0), FaultKind.TIMEOUT)
     ]
-    assert_nothing_left(runner.match_id)
+    assert_nothing_left(runner)

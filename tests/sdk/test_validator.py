@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import copy
 import random
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -54,15 +53,6 @@ def test_it_accepts_random_games_of_both_kinds_with_faults() -> None:
     assert any(g["rounds"][-1]["half"] or any(r["half"] for r in g["rounds"]) for g in games)
     for game in games:
         assert check_replay(game) == [], (game["game"], game["seed"])
-
-
-def test_it_checks_a_typical_game_in_well_under_a_millisecond() -> None:
-    games = random_games(200)
-    start = time.perf_counter()
-    for game in games:
-        check_replay(game)
-    per_game = (time.perf_counter() - start) / len(games)
-    assert per_game < 0.003  # about 0.5 ms on a laptop; the margin absorbs slow CI machines
 
 
 def test_assert_valid_raises_with_every_problem() -> None:

@@ -7,6 +7,8 @@ import hashlib
 import factory
 from django.contrib.auth.models import User
 from django.core.files.base import ContentFile
+from django.db import connection
+from django.db.models import OuterRef, Subquery
 
 from web.bots.models import Bot, BotVersion, Game, VersionStatus
 from web.matches.models import Match, MatchGame, MatchKind, MatchStatus, Participant
@@ -108,3 +110,34 @@ class MatchGameFactory(factory.django.DjangoModelFactory[MatchGame]):
     number = 1
     seed = 7
     placement = factory.LazyFunction(lambda: [0, 1])
+
+
+def make_bots(count: int) -> None:
+    """``count`` Five Cucumbers bots of 20 owners, nine in ten on the leaderboard, in bulk."""
+    owners = [UserFactory() for _ in range(20)]
+    Bot.objects.bulk_create(
+        Bot(
+            owner=owners[i % 20],
+            name=f"b{i}",
+            game=Game.FIVE_CUCUMBERS,
+            rating=1000 + (i * 7919) % 1000,
+            active=i % 10 != 0,
+        )
+        for i in range(count)
+    )
+    BotVersion.objects.bulk_create(
+        BotVersion(
+            bot=bot,
+            number=1,
+            source="x.py",
+            filename="x.py",
+            sha256="0" * 64,
+            size=1,
+            status=VersionStatus.ACTIVE,
+        )
+        for bot in Bot.objects.all()
+    )
+    first = BotVersion.objects.filter(bot=OuterRef("pk")).values("pk")[:1]
+    Bot.objects.update(active_version=Subquery(first))
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE bots_bot")

@@ -1,11 +1,10 @@
 """The charts on the bot page: with a known rated history, without one, and with ten thousand
-rated games (a fixed number of queries and a rough time bound)."""
+rated games (a fixed number of queries; the time is benchmarks/pages.py's)."""
 
 from __future__ import annotations
 
 import itertools
 import re
-import time
 
 import pytest
 from django.db import connection
@@ -85,23 +84,19 @@ def veteran() -> Bot:
     return bots[0]
 
 
-def test_ten_thousand_rated_games_stay_fast(client: Client, veteran: Bot) -> None:
+def test_ten_thousand_rated_games_take_a_fixed_number_of_queries(
+    client: Client, veteran: Bot
+) -> None:
     with CaptureQueriesContext(connection) as queries:
-        started = time.perf_counter()
         stats = bot_stats(veteran)
-        elapsed = time.perf_counter() - started
     assert len(queries) == 4, [q["sql"] for q in queries.captured_queries]
-    assert elapsed < 2.0, f"bot_stats took {elapsed:.2f} s"
     assert stats.elo.games == 10_000 and stats.elo.downsampled
     assert len(stats.elo.points) <= 200
     assert stats.placements[0].games == 10_000
     assert [h.games for h in stats.head_to_head] == [10_000] * 3
 
     with CaptureQueriesContext(connection) as page_queries:
-        started = time.perf_counter()
         response = client.get(veteran.get_absolute_url())
-        elapsed = time.perf_counter() - started
     assert response.status_code == 200
     assert len(page_queries) <= 12
-    assert elapsed < 3.0, f"the bot page took {elapsed:.2f} s"
     assert len(response.content) < 200_000  # the downsampled line, not 10,000 points

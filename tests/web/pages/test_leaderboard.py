@@ -3,20 +3,17 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from unittest import mock
 
 import pytest
 from django.contrib.auth.models import User
 from django.contrib.staticfiles import finders
-from django.db import connection
-from django.db.models import OuterRef, Subquery
 from django.test import Client
 from django.urls import reverse
 
-from tests.web.factories import BotFactory, UserFactory, active_bot
-from web.bots.models import Bot, BotVersion, Game, VersionStatus
+from tests.web.factories import BotFactory, active_bot, make_bots
+from web.bots.models import Bot, Game
 from web.sandbox import SandboxKind
 
 pytestmark = pytest.mark.django_db
@@ -91,44 +88,13 @@ def test_the_leaderboard_needs_no_javascript(client: Client) -> None:
     assert "<script" not in client.get("/").content.decode()
 
 
-def make_bots(count: int) -> None:
-    owners = [UserFactory() for _ in range(20)]
-    Bot.objects.bulk_create(
-        Bot(
-            owner=owners[i % 20],
-            name=f"b{i}",
-            game=Game.FIVE_CUCUMBERS,
-            rating=1000 + (i * 7919) % 1000,
-            active=i % 10 != 0,
-        )
-        for i in range(count)
-    )
-    BotVersion.objects.bulk_create(
-        BotVersion(
-            bot=bot,
-            number=1,
-            source="x.py",
-            filename="x.py",
-            sha256="0" * 64,
-            size=1,
-            status=VersionStatus.ACTIVE,
-        )
-        for bot in Bot.objects.all()
-    )
-    first = BotVersion.objects.filter(bot=OuterRef("pk")).values("pk")[:1]
-    Bot.objects.update(active_version=Subquery(first))
-    with connection.cursor() as cursor:
-        cursor.execute("ANALYZE bots_bot")
-
-
-def test_the_leaderboard_stays_fast_with_10000_bots(
+def test_the_leaderboard_of_10000_bots_takes_a_few_queries(
     client: Client, django_assert_max_num_queries: object
 ) -> None:
+    # Its time is a benchmark's (benchmarks/pages.py); a test bounds its queries.
     make_bots(10_000)
-    started = time.perf_counter()
     with django_assert_max_num_queries(6):  # type: ignore[operator]
         response = client.get("/?page=150")
-    assert time.perf_counter() - started < 1.0
     rows = response.context["rows"]
     assert rows[0][0] == 149 * 50 + 1
     ratings = [bot.rating for _, bot in rows]
