@@ -46,6 +46,8 @@ import docker
 from docker.errors import APIError, DockerException, NotFound
 from docker.types import ContainerConfig, HostConfig, LogConfig, Mount, Ulimit
 
+from cucumbers.host import OUTPUT_FENCE, OUTPUT_FENCE_VARIABLE
+from cucumbers.protocol import EndGame, RunnerMessage
 from cucumbers.runners.hostproc import HostChannel, describe_exit, remove_tree
 from cucumbers.runners.output import OutputTail
 
@@ -64,6 +66,9 @@ THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"
 BOT_DIR = "/bot"
 #: Seconds an API call to the engine may take before we give up on it.
 API_TIMEOUT = 15
+#: Longest wait at a game's end for the rest of its output (the host's fence, which follows
+#: the ``end_game`` hook: a bot stuck there gets its output cut at this point).
+OUTPUT_FENCE_SECONDS = 1.0
 
 _SAFE_FILE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}\.py$")
 #: Staged bot directories are named ``<prefix><host>-<runner pid>-<runner start>-<random>``
@@ -113,6 +118,12 @@ class Seat:
 def host_tag() -> str:
     """This host, in the names of staged directories."""
     return hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]
+
+
+def staging_prefix(runner: labels.RunnerIdentity) -> str:
+    """The start of the name of every directory ``runner`` stages files in: the reaper
+    removes such a directory once its runner is gone (:func:`staging_owner`)."""
+    return f"{STAGING_PREFIX}{host_tag()}-{runner.pid}-{runner.start}-"
 
 
 def staging_owner(name: str) -> tuple[int, int] | None:
@@ -171,7 +182,7 @@ def container_config(
     # machine's, not the quota), which the pids limit would turn into a crash; the hash
     # seed and the safe path match the process runner's host.
     environment = {variable: str(s.threads) for variable in THREAD_VARIABLES}
-    environment |= {"PYTHONHASHSEED": "0", "PYTHONSAFEPATH": "1"}
+    environment |= {"PYTHONHASHSEED": "0", "PYTHONSAFEPATH": "1", OUTPUT_FENCE_VARIABLE: "1"}
     config = ContainerConfig(
         api_version,
         s.image,
@@ -206,8 +217,7 @@ def stage_bot(source: str, seat: Seat) -> tuple[str, str]:
     name = Path(source).name
     if not _SAFE_FILE.match(name):
         name = "bot.py"
-    owner = f"{STAGING_PREFIX}{host_tag()}-{seat.runner.pid}-{seat.runner.start}-"
-    directory = tempfile.mkdtemp(prefix=owner, dir=seat.settings.staging_dir)
+    directory = tempfile.mkdtemp(prefix=staging_prefix(seat.runner), dir=seat.settings.staging_dir)
     try:
         if "," in directory:  # --mount's fields are comma-separated
             raise OSError(f"the staging directory {directory!r} holds a comma")
@@ -239,6 +249,8 @@ class ContainerHost(HostChannel):
         self._tail = tail
         self._lock = lock
         self._frames = bytearray()
+        self._held = b""  # the end of the last stderr frame, if it may begin a fence
+        self._games_ended = self._fences_seen = 0
         self._status: str | None = None
         self._refused: str | None = None
         self._bot_dir: str | None = None
@@ -307,11 +319,51 @@ class ContainerHost(HostChannel):
             if stream == STDOUT:
                 self._incoming += payload
             elif stream == STDERR:
-                with self._lock:
-                    self._tail.write_bytes(payload)
+                self._output(payload)
+
+    def _output(self, payload: bytes) -> None:
+        """The bot's output into the tail, without the host's fences (counted)."""
+        data = self._held + payload
+        while (at := data.find(OUTPUT_FENCE)) >= 0:
+            self._write_tail(data[:at])
+            self._fences_seen += 1
+            data = data[at + len(OUTPUT_FENCE) :]
+        keep = next(
+            (
+                k
+                for k in range(min(len(OUTPUT_FENCE) - 1, len(data)), 0, -1)
+                if data.endswith(OUTPUT_FENCE[:k])
+            ),
+            0,
+        )
+        self._held = data[len(data) - keep :] if keep else b""
+        self._write_tail(data[: len(data) - keep])
+
+    def _write_tail(self, data: bytes) -> None:
+        with self._lock:
+            self._tail.write_bytes(data)
+
+    def send(self, message: RunnerMessage) -> None:
+        if isinstance(message, EndGame):
+            self._games_ended += 1
+        super().send(message)
 
     def drain_output(self) -> None:
-        if not self._closed:
+        """Take what the bot printed until now; at a game's end, until the host's fence
+        says its output is complete: the attach stream carries the bot's output (stderr)
+        and the host's answers (stdout) in no guaranteed order, so the end of a game's
+        output can arrive after its last answer (bounded by :data:`OUTPUT_FENCE_SECONDS`)."""
+        if self._closed:
+            return
+        self._read()
+        deadline = time.monotonic() + OUTPUT_FENCE_SECONDS
+        while (
+            self._fences_seen < self._games_ended
+            and not self._eof
+            and not self.broken
+            and (left := deadline - time.monotonic()) > 0
+        ):
+            self._wait_readable(left)
             self._read()
 
     def _end_input(self) -> None:

@@ -21,6 +21,7 @@ from cucumbers.runners import RUNNERS, make_runner
 from cucumbers.runners.base import BotSpec, Limits
 from tests.arena.engine_proxy import EngineProxy
 from tests.arena.sandboxkit import (
+    AMPLE,
     FAST,
     OPPONENT,
     assert_nothing_left,
@@ -194,6 +195,31 @@ def test_a_bot_timed_out_in_one_game_is_restarted_in_a_new_container(staging: Pa
 def test_one_container_per_bot_lives_for_the_whole_series(staging: Path) -> None:
     outcomes = play([str(SDK_BOTS / "counter.py"), OPPONENT], staging, games=3)
     assert [output_of(o) for o in outcomes] == ["GAMES 1\n", "GAMES 2\n", "GAMES 3\n"]
+
+
+def test_each_games_output_ends_with_what_the_bot_printed_at_its_end(
+    tmp_path: Path, staging: Path
+) -> None:
+    # A megabyte of output per game, its last line printed in the end_game hook: the attach
+    # stream may deliver it after the game's last answer; the host's fence says when it is all
+    # in (a bot printing the fence's bytes itself only moves its own output's boundary).
+    loud = tmp_path / "loud.py"
+    loud.write_text(
+        "import sys\n\n"
+        "from cucumbers import Bot\n\n"
+        "class Loud(Bot):\n"
+        "    games = 0\n"
+        "    def play(self, view):\n"
+        "        sys.stderr.write('z' * 100_000 + '\\n')\n"
+        "        return view.legal[0]\n"
+        "    def end_game(self, result):\n"
+        "        self.games += 1\n"
+        "        print(f'LAST WORDS OF GAME {self.games}')\n"
+    )
+    outcomes = play([str(loud), OPPONENT], staging, games=3, limits=AMPLE)
+    for number, outcome in enumerate(outcomes, start=1):
+        assert output_of(outcome).endswith(f"LAST WORDS OF GAME {number}\n")
+        assert "\x00" not in output_of(outcome)  # no fence left in the owner's output
 
 
 # -- start-up --------------------------------------------------------------------------------

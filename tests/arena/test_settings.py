@@ -160,6 +160,7 @@ def test_the_container_gets_only_harmless_variables(monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv("CUCUMBERS_TEST_SECRET", "hunter2")
     created = config(SandboxSettings(cpus=1.5))
     assert sorted(created["Env"]) == [
+        "CUCUMBERS_OUTPUT_FENCE=1",
         "MKL_NUM_THREADS=2",
         "OMP_NUM_THREADS=2",
         "OPENBLAS_NUM_THREADS=2",

@@ -8,6 +8,12 @@ prints (``print``, ``sys.stdout``, ``os.write(1, ...)``, its subprocesses) ends 
 which the runner captures apart from the protocol. The protocol descriptors are
 close-on-exec, so no subprocess of the bot inherits them.
 
+With ``CUCUMBERS_OUTPUT_FENCE=1`` in its environment, the host writes :data:`OUTPUT_FENCE`
+on stderr after each game's ``end_game`` hook, behind everything the bot printed in that
+game: a runner whose protocol and output travel apart (the Docker sandbox's attach stream
+carries stdout and stderr in no guaranteed order) waits for it to tell where a game's output
+ends, and removes it.
+
 A bot's exception (``SystemExit`` included) becomes a ``fault`` message for the move it
 concerns, never the end of the host. The host exits on ``quit``, at the end of its input,
 after a ``load_error``, and on a malformed message from the runner (status 2).
@@ -48,6 +54,10 @@ MAX_DETAIL_CHARS = 2000
 T = TypeVar("T")
 
 USAGE = "usage: python -m cucumbers.host BOT_FILE  (or builtin:NAME)"
+#: Where a game's output ends, on stderr (see the module's docstring).
+OUTPUT_FENCE = b"\x00cucumbers:end-of-game-output\x00"
+#: The environment variable that asks for :data:`OUTPUT_FENCE`.
+OUTPUT_FENCE_VARIABLE = "CUCUMBERS_OUTPUT_FENCE"
 
 
 class Channel:
@@ -115,8 +125,18 @@ def _call_hook(function: Callable[[T], object], argument: T) -> str | None:
     return None
 
 
-def serve(channel: Channel, bot: Bot) -> int:
-    """Answer the runner's messages until ``quit`` or the end of input; the exit status."""
+def write_fence() -> None:
+    """Flush what the bot left in the text streams, then mark the end of a game's output."""
+    for stream in (sys.stdout, sys.stderr):
+        with suppress(BaseException):  # the bot may have replaced or broken the stream
+            stream.flush()
+    with suppress(OSError):
+        os.write(2, OUTPUT_FENCE)
+
+
+def serve(channel: Channel, bot: Bot, fence: bool = False) -> int:
+    """Answer the runner's messages until ``quit`` or the end of input; the exit status.
+    ``fence``: write :data:`OUTPUT_FENCE` after each game."""
     hook_error: str | None = None
     while line := channel.receive():
         message = decode_runner_message(line)
@@ -142,6 +162,8 @@ def serve(channel: Channel, bot: Bot) -> int:
                 raised = _call_hook(bot.end_round, message.result)
             else:
                 raised = _call_hook(bot.end_game, message.result)
+                if fence:
+                    write_fence()
             if hook_error is None:
                 hook_error = raised
     return 0
@@ -149,6 +171,7 @@ def serve(channel: Channel, bot: Bot) -> int:
 
 def run(source: str) -> int:
     """Take over stdio, load the bot from ``source`` and serve it; the exit status."""
+    fence = os.environ.get(OUTPUT_FENCE_VARIABLE) == "1"
     channel = Channel.take_over_stdio()
     try:
         bot = load_bot(source)
@@ -160,7 +183,7 @@ def run(source: str) -> int:
         return 0
     channel.send(Ready())
     try:
-        return serve(channel, bot)
+        return serve(channel, bot, fence)
     except ProtocolError as error:
         print(f"cucumbers.host: bad message from the runner: {error}", file=sys.stderr)
         return 2
