@@ -133,8 +133,8 @@ def cpu_sample() -> dict[str, float]:
 def breakdown(matches: int) -> None:
     """Run ``matches`` ladder matches one after another in this process: wall time per part
     of a match (the match's own timings) and CPU time per process family."""
-    from web.matches.ladder import queue_ladder_matches
-    from web.matches.running import run_match
+    from web.pipeline.ladder import queue_ladder_matches
+    from web.pipeline.running import run_match
     from web.sandbox import SandboxKind
 
     totals: dict[str, float] = {}
@@ -176,8 +176,8 @@ def breakdown(matches: int) -> None:
 
 
 def throughput(matches: int, concurrency: int, env: dict[str, str], log: Path) -> float:
-    from web.matches.ladder import queue_ladder_matches
     from web.matches.models import Match, MatchStatus
+    from web.pipeline.ladder import queue_ladder_matches
 
     argv = [sys.executable, "-m", "celery", "-A", "web", "worker"]
     argv += [f"--concurrency={concurrency}", "--loglevel=INFO", "--without-gossip"]

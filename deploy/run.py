@@ -30,8 +30,8 @@ def manage(*args: str, env: dict[str, str]) -> None:
     subprocess.run([PYTHON, "manage.py", *args], cwd=REPO, env=env, check=True)
 
 
-def sandbox_in_use(env: dict[str, str]) -> str:
-    probe = "from web.sandbox import resolve_sandbox; print(resolve_sandbox().value)"
+def docker_answers(env: dict[str, str]) -> bool:
+    probe = "from web.sandbox import docker_engine_answers; print(docker_engine_answers())"
     out = subprocess.run(
         [PYTHON, "manage.py", "shell", "-v", "0", "-c", probe],
         cwd=REPO,
@@ -40,19 +40,26 @@ def sandbox_in_use(env: dict[str, str]) -> str:
         capture_output=True,
         text=True,
     )
-    return out.stdout.strip().splitlines()[-1]
+    return out.stdout.strip().splitlines()[-1] == "True"
 
 
 def prepare_sandbox(env: dict[str, str]) -> None:
-    """Build the Docker sandbox image now (minutes, the first time) rather than in the
-    middle of the first validation; fall back to the process runner if that fails."""
-    kind = sandbox_in_use(env)
-    if kind == "docker":
+    """Choose the sandbox for local use, unless ``SANDBOX`` is set: Docker when an engine
+    answers and the sandbox image builds (minutes, the first time: now rather than in the
+    middle of the first validation), else the process runner, chosen explicitly so that
+    every page says uploads are not isolated. A worker never makes this choice itself."""
+    if env.get("SANDBOX"):
+        print(f"run: sandbox: {env['SANDBOX']} (SANDBOX is set)", flush=True)
+        if env["SANDBOX"] == "docker":
+            subprocess.run([PYTHON, "-m", "arena", "image"], cwd=REPO, env=env, check=True)
+        return
+    if docker_answers(env):
         print("run: sandbox: Docker; making sure the sandbox image is built...", flush=True)
         if subprocess.run([PYTHON, "-m", "arena", "image"], cwd=REPO, env=env).returncode == 0:
+            env["SANDBOX"] = "docker"
             return
         print("run: the sandbox image could not be built: using the process runner")
-        env["SANDBOX"] = "process"
+    env["SANDBOX"] = "process"
     print("run: sandbox: process runner. Uploads are NOT isolated: local use only.")
 
 

@@ -7,9 +7,10 @@ and bank), protocol checks, output capture, faults and restarts are exactly the 
 runner's. One container per bot lives for the whole series; the containers of a match start
 in parallel (the runner creates and starts every container first, then waits for each bot).
 
-Faults besides the process runner's, all ``error`` for the seats concerned, never an
-exception out of the runner: no Docker engine, no sandbox image, a container the
-engine refused, a bot file that cannot be copied.
+Faults besides the process runner's, all ``error`` for the seats concerned and flagged
+``infrastructure`` (the sandbox failed, not the bot), never an exception out of the runner:
+no Docker engine, no sandbox image, a container the engine refused, a bot file that cannot
+be copied.
 
 Clean-up: at :meth:`DockerRunner.close` every host is asked to quit, each container is
 removed (by force after ``stop_grace_seconds``) and a last sweep removes any container still
@@ -77,13 +78,13 @@ class DockerClient(ProcessClient):
 
     def _spawn(self) -> None:
         if self._unavailable is not None:
-            self._load_fault = BotFault(FaultKind.ERROR, self._unavailable)
+            self._load_fault = BotFault(FaultKind.ERROR, self._unavailable, infrastructure=True)
             return
         super()._spawn()
 
     def _start_fault(self, error: Exception) -> BotFault:
         if isinstance(error, SandboxRefused):
-            return BotFault(FaultKind.ERROR, f"{COULD_NOT_START}: {error}")
+            return BotFault(FaultKind.ERROR, f"{COULD_NOT_START}: {error}", infrastructure=True)
         return super()._start_fault(error)  # OSError, DockerException
 
     def _new_host(self) -> HostChannel:
@@ -97,11 +98,15 @@ class DockerClient(ProcessClient):
             # A refused start: the bot never ran (its channel closed before ready, for that).
             refusal = None if self._ready else host.refusal()
             if refusal is not None:
-                return BotFault(FaultKind.ERROR, f"{COULD_NOT_START}: {refusal}")
+                return BotFault(
+                    FaultKind.ERROR, f"{COULD_NOT_START}: {refusal}", infrastructure=True
+                )
             # An engine gone mid-match cuts every channel: the sandbox's failure, not the bot's.
             lost = host.engine_lost()
             if lost is not None:
-                return BotFault(FaultKind.ERROR, f"{ENGINE_UNREACHABLE}: {lost}")
+                return BotFault(
+                    FaultKind.ERROR, f"{ENGINE_UNREACHABLE}: {lost}", infrastructure=True
+                )
         return super()._closed_fault(host, when)
 
 

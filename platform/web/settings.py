@@ -60,6 +60,7 @@ INSTALLED_APPS = [
     "web.accounts",
     "web.bots",
     "web.matches",
+    "web.pipeline",
     "web.api",
     "web.pages",
 ]
@@ -200,13 +201,12 @@ STORAGES = {
 # --- Bots and validation --------------------------------------------------------------
 UPLOAD_MAX_BYTES = envint("UPLOAD_MAX_BYTES", 256 * 1024, minimum=1)
 UPLOADS_PER_HOUR = envint("UPLOADS_PER_HOUR", 30, minimum=1)
-#: ``auto``: Docker when the arena's runner is installed and an engine answers, else the
-#: process runner (not isolated: local use only, and every page says so).
-SANDBOX = envchoice("SANDBOX", "auto", ("auto", "docker", "process"))
+#: ``docker``: every bot in the Docker sandbox; an engine that cannot be reached makes
+#: matches retried, never played unsandboxed. ``process``: the SDK's process runner, NOT
+#: isolated, for local use only (every page says so); never chosen by itself.
+SANDBOX = envchoice("SANDBOX", "docker", ("docker", "process"))
 VALIDATION_GAMES = envint("VALIDATION_GAMES", 2, minimum=1)
 VALIDATION_OPPONENTS = envlist("VALIDATION_OPPONENTS", ["random", "lowest", "highest"])
-#: A version left ``validating`` this long (a worker died) is queued again by the reaper.
-VALIDATION_STALE_SECONDS = envint("VALIDATION_STALE_SECONDS", 600, minimum=60)
 PROVISIONAL_GAMES = envint("PROVISIONAL_GAMES", 20)
 LEADERBOARD_PAGE_SIZE = envint("LEADERBOARD_PAGE_SIZE", 50, minimum=1)
 
@@ -268,12 +268,9 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 MATCH_LEASE_SECONDS = envint("MATCH_LEASE_SECONDS", CELERY_TASK_TIME_LIMIT + 60, minimum=1)
 CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
 CELERY_BEAT_SCHEDULE = {
-    "requeue-stale-validations": {
-        "task": "bots.requeue_stale_validations",
-        "schedule": 120.0,
-    },
-    "top-up-ladder": {"task": "matches.top_up_ladder", "schedule": float(LADDER_TOP_UP_SECONDS)},
-    "reap-matches": {"task": "matches.reap_matches", "schedule": float(MATCH_REAPER_SECONDS)},
+    "revalidate-failed": {"task": "pipeline.revalidate_failed", "schedule": 120.0},
+    "top-up-ladder": {"task": "pipeline.top_up_ladder", "schedule": float(LADDER_TOP_UP_SECONDS)},
+    "reap-matches": {"task": "pipeline.reap_matches", "schedule": float(MATCH_REAPER_SECONDS)},
 }
 
 # --- API ------------------------------------------------------------------------------------

@@ -24,8 +24,8 @@ from tests.e2e.replays import (
     concombre_game,
     five_cucumbers_game,
 )
+from tests.web.recorded import Entrant, record_series
 from web.matches.models import Match, MatchKind
-from web.matches.recording import Entrant, record_series
 from web.matches.replays import StoredFiles
 
 Replay = dict[str, Any]

@@ -21,6 +21,24 @@ def _fresh_cache() -> Iterator[None]:
 
 
 @pytest.fixture
+def dead_broker() -> Iterator[None]:
+    """The Celery app's broker is a port where nothing listens (a broker that is down),
+    for the test; the app's connection pools are rebuilt on both sides of it."""
+    from web.celery import app
+
+    def fresh_pools() -> None:
+        app._pool = None
+        app.amqp._producer_pool = None
+
+    url = app.conf.broker_url
+    app.conf.broker_url = "redis://127.0.0.1:9/0"
+    fresh_pools()
+    yield
+    app.conf.broker_url = url
+    fresh_pools()
+
+
+@pytest.fixture
 def user(db: None) -> User:
     return UserFactory(username="alice")
 

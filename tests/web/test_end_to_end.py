@@ -13,18 +13,17 @@ from django.urls import reverse
 
 from tests.web.factories import GOOD_BOT
 from web.bots.models import BotVersion, VersionStatus
-from web.bots.tasks import validate_version_task
-from web.sandbox import SandboxKind, docker_engine_answers, docker_runner_installed
+from web.pipeline.tasks import run_match_task
+from web.sandbox import SandboxKind, docker_engine_answers
 
 pytestmark = pytest.mark.django_db
 
 
 def sandbox_for_this_machine() -> SandboxKind:
-    if docker_runner_installed():
-        if docker_engine_answers():
-            return SandboxKind.DOCKER
-        if os.environ.get("CI") == "true":
-            pytest.fail("CI runs the end-to-end test in the Docker sandbox: no engine answers")
+    if docker_engine_answers():
+        return SandboxKind.DOCKER
+    if os.environ.get("CI") == "true":
+        pytest.fail("CI runs the end-to-end test in the Docker sandbox: no engine answers")
     return SandboxKind.PROCESS
 
 
@@ -64,12 +63,13 @@ def test_sign_up_upload_validate_and_appear_on_the_leaderboard(
             },
         )
     assert response.status_code == 302
-    assert len(queued) == 1  # the validation task, sent once the upload committed
+    assert len(queued) == 1  # the validation match's task, sent once the upload committed
     version = BotVersion.objects.get(bot__name="lowball")
     assert client.get("/").context["rows"] == []  # not on the leaderboard before it passes
 
     # What the worker does with the message: the task, by id.
-    assert validate_version_task.apply(args=[version.pk]).get() == VersionStatus.ACTIVE
+    assert version.validation_match is not None
+    assert run_match_task.apply(args=[version.validation_match.pk]).get() == "finished"
     version.refresh_from_db()
     assert version.status == VersionStatus.ACTIVE
     assert version.validation_match is not None

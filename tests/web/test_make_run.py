@@ -251,7 +251,7 @@ def test_make_run_serves_validates_and_stops_cleanly(launcher: Launcher) -> None
     )
     assert final == "active"
     # Beat sent both ladder entries through the broker and the worker ran them.
-    for task in ("matches.top_up_ladder", "matches.reap_matches"):
+    for task in ("pipeline.top_up_ladder", "pipeline.reap_matches"):
         wait_for(
             f"the worker to run {task} from beat",
             lambda task=task: re.search(rf"Task {task}\[[-0-9a-f]+\] succeeded", launcher.output),

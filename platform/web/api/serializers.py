@@ -166,6 +166,8 @@ class MatchSerializer(serializers.ModelSerializer[Match]):
             "rated",
             "seed",
             "games_planned",
+            "sandbox",
+            "worker",
             "created_at",
             "started_at",
             "finished_at",

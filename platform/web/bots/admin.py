@@ -7,6 +7,8 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from web.pipeline.validation import queue_validation
+
 from .models import Bot, BotVersion, VersionStatus
 
 #: Statuses an admin may send back to validation (an active or retired version has passed).
@@ -62,8 +64,6 @@ class BotVersionAdmin(admin.ModelAdmin):
 
     @admin.action(description="Requeue validation of the selected versions")
     def requeue_validation(self, request: HttpRequest, queryset: QuerySet[BotVersion]) -> None:
-        from .tasks import validate_version_task
-
         ids = list(queryset.filter(status__in=REQUEUEABLE).values_list("pk", flat=True))
         with transaction.atomic():
             BotVersion.objects.filter(pk__in=ids).update(
@@ -73,8 +73,8 @@ class BotVersionAdmin(admin.ModelAdmin):
                 rejection_detail="",
                 stderr_tail="",
             )
-            for version_id in ids:
-                validate_version_task.delay_on_commit(version_id)
+            for version in BotVersion.objects.filter(pk__in=ids).select_related("bot"):
+                queue_validation(version)  # a new match; its task is sent after the commit
         self.message_user(request, f"{len(ids)} version(s) queued for validation.")
 
 

@@ -18,6 +18,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from web.pipeline.validation import queue_validation
+
 from .errors import UploadError, UploadProblem
 from .models import Bot, BotVersion, Game, bot_name_validator, bot_source_storage
 from .source_check import CheckedSource, check_source
@@ -98,12 +100,6 @@ def _store_version(bot: Bot, checked: CheckedSource) -> BotVersion:
     return version
 
 
-def _queue_validation(version: BotVersion) -> None:
-    from .tasks import validate_version_task
-
-    validate_version_task.delay_on_commit(version.pk)
-
-
 def upload_version(
     owner: AbstractBaseUser,
     filename: str,
@@ -144,7 +140,9 @@ def upload_version(
                     ) from None
             version = _store_version(bot, checked)
             stored.append(version.source.name)
-            _queue_validation(version)
+            # Its match is sent after the commit, and a broker that is down then leaves it
+            # queued for the reaper: never an error here once the rows are saved.
+            queue_validation(version)
     except BaseException:
         # The rows rolled back: so must the file (a source is stored only with its row).
         for name in stored:

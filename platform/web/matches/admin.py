@@ -4,6 +4,8 @@ from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from web.pipeline.dispatch import send_match_on_commit
+
 from .models import Match, MatchGame, MatchStatus, Participant
 
 
@@ -42,17 +44,23 @@ class MatchAdmin(admin.ModelAdmin):
         "attempts",
     )
     list_filter = ("status", "kind", "game", "rated")
-    readonly_fields = ("seed", "created_at", "started_at", "finished_at", "attempts", "sandbox")
+    readonly_fields = (
+        "seed",
+        "created_at",
+        "started_at",
+        "finished_at",
+        "attempts",
+        "sandbox",
+        "worker",
+    )
     inlines = [ParticipantInline, GameInline]
     actions = ["requeue_failed"]
 
     @admin.action(description="Requeue the selected failed matches")
     def requeue_failed(self, request: HttpRequest, queryset: QuerySet[Match]) -> None:
         # Only failed ones go back; each gets its task again once the UPDATE committed.
-        from .tasks import run_match_task
-
         ids = list(queryset.filter(status=MatchStatus.FAILED).values_list("pk", flat=True))
         count = Match.requeue(ids)
         for match_id in ids:
-            run_match_task.delay_on_commit(match_id)
+            send_match_on_commit(match_id)
         self.message_user(request, f"{count} failed match(es) queued again.")

@@ -17,9 +17,9 @@ from rest_framework.views import APIView
 from web.api.errors import Refused
 from web.bots.access import owned_bot
 from web.bots.models import Bot
+from web.pipeline.status import pipeline_status
 
 from .challenges import ChallengeError, create_challenge
-from .status import pipeline_status
 
 
 class ChallengeForm(forms.Form):

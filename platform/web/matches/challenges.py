@@ -16,9 +16,9 @@ from django.utils import timezone
 
 from cucumbers.games import rules_for
 from web.bots.models import Bot
+from web.pipeline.ladder import create_match
 from web.refusals import Refusal
 
-from .ladder import create_match
 from .models import Match, MatchKind
 
 

@@ -47,6 +47,7 @@ class Match(models.Model):
     seed = models.BigIntegerField()
     games_planned = models.PositiveSmallIntegerField()
     sandbox = models.CharField(max_length=20, blank=True, help_text="the runner that played it")
+    worker = models.CharField(max_length=100, blank=True, help_text="the worker that played it")
     created_at = models.DateTimeField(default=timezone.now)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -55,6 +56,9 @@ class Match(models.Model):
     # died and whose match was taken over must not record it a second time).
     attempt = models.UUIDField(null=True, blank=True, editable=False)
     failure_reason = models.TextField(blank=True)
+    # Whether the broker took the match's task: one it refused (it was down) is sent again
+    # by the reaper at its next run, instead of waiting out the lease.
+    sent = models.BooleanField(default=False)
     requested_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,
@@ -102,9 +106,14 @@ class Match(models.Model):
 
     @classmethod
     def requeue(cls, match_ids: list[int]) -> int:
-        """Queue failed matches again; returns how many were."""
+        """Queue failed matches again, with their attempts counted afresh; returns how
+        many were."""
         return cls.objects.filter(pk__in=match_ids, status=MatchStatus.FAILED).update(
-            status=MatchStatus.QUEUED, failure_reason="", started_at=None, finished_at=None
+            status=MatchStatus.QUEUED,
+            failure_reason="",
+            started_at=None,
+            finished_at=None,
+            attempts=0,
         )
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from enum import StrEnum
 
-logger = logging.getLogger("web.matches.lifecycle")
+logger = logging.getLogger("web.pipeline.lifecycle")
 
 
 class MatchEvent(StrEnum):
@@ -20,6 +20,7 @@ class MatchEvent(StrEnum):
     DISCARDED = "match.discarded"
     REQUEUED = "match.requeued"
     RESENT = "match.resent"
+    UNSENT = "match.unsent"  # the broker did not take it: it stays queued for the reaper
 
 
 def _value(value: object) -> str:

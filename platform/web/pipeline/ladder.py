@@ -17,9 +17,10 @@ from arena.matchmaking import Candidate, MatchmakingSettings, plan_tables
 from cucumbers.games import rules_for
 from cucumbers.match import SEED_BITS
 from web.bots.models import Bot, Game
+from web.matches.models import Match, MatchKind, MatchStatus, Participant
 
+from .dispatch import send_match_on_commit
 from .events import MatchEvent, log_event
-from .models import Match, MatchKind, MatchStatus, Participant
 
 
 def table_sizes(game: str) -> MatchmakingSettings:
@@ -59,8 +60,6 @@ def create_match(
 ) -> Match:
     """A queued match of ``bots`` (their active versions), its task sent once the caller's
     transaction commits."""
-    from .tasks import run_match_task  # tasks import this module
-
     seed = (rng or random.SystemRandom()).getrandbits(SEED_BITS)
     match = Match.objects.create(
         game=game,
@@ -81,7 +80,7 @@ def create_match(
         for index, bot in enumerate(bots)
     )
     log_event(MatchEvent.QUEUED, match=match.pk, kind=kind, game=game, seats=len(bots))
-    run_match_task.delay_on_commit(match.pk)
+    send_match_on_commit(match.pk)
     return match
 
 

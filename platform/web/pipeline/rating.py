@@ -1,33 +1,22 @@
-"""Record a played match, in ONE transaction: its games and replays, the participants'
-placements and faults, and (for a rated match) every rating change.
+"""Ratings from a rated match's games, inside the recording transaction
+(:mod:`web.pipeline.recording`): multiplayer Elo game by game (``arena.rating``), the bots'
+tallies, and one append-only history row per bot per game.
 
-Exactly once: the transaction locks the match row and records only while the match is
-still ``running`` under the attempt that played it. Any other attempt (a worker that was
-presumed dead and taken over, a duplicate message) finds it finished or held by another
-attempt and discards its result. Concurrent matches sharing bots never lose a rating
-update: each transaction reads the ratings *after* locking the bots' rows, always in the
-order of their ids, so two transactions never wait on each other in a cycle.
+Concurrent matches sharing bots never lose a rating update: the ratings are read *after*
+locking the bots' rows, always in the order of their ids, so two transactions never wait on
+each other in a cycle.
 """
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
-from time import perf_counter
 
 from django.conf import settings
-from django.db import transaction
-from django.utils import timezone
 
 from arena.rating import EloSettings, rate_series
 from cucumbers.match import GameOutcome
 from web.bots.models import Bot
-
-from .models import Match, MatchStatus, Participant, RatingChange
-from .playing import Timings
-from .recording import standings, store_games
-from .replays import StoredFiles
+from web.matches.models import Match, Participant, RatingChange
 
 
 def elo_settings() -> EloSettings:
@@ -36,53 +25,6 @@ def elo_settings() -> EloSettings:
         provisional_k=float(settings.ELO_PROVISIONAL_K),
         provisional_games=settings.PROVISIONAL_GAMES,
     )
-
-
-@dataclass(frozen=True, slots=True)
-class Recorded:
-    """What the transaction did: ``recorded`` is False when another attempt owns the match."""
-
-    recorded: bool
-    status: str
-
-
-def record_result(
-    match_id: int,
-    attempt: uuid.UUID,
-    outcomes: Sequence[GameOutcome],
-    sandbox: str,
-    timings: Timings,
-) -> Recorded:
-    """Record the match played by ``attempt``, unless it is no longer that attempt's."""
-    with StoredFiles() as files, transaction.atomic():
-        match = Match.objects.select_for_update().get(pk=match_id)
-        if match.status != MatchStatus.RUNNING or match.attempt != attempt:
-            return Recorded(False, match.status)
-        participants = list(match.participants.order_by("index"))
-        started = perf_counter()
-        store_games(match, outcomes, files)
-        timings.storage = perf_counter() - started
-        started = perf_counter()
-        for entrant, standing in zip(
-            participants, standings(outcomes, len(participants)), strict=True
-        ):
-            entrant.placement = standing.placement
-            entrant.mean_place = standing.mean_place
-            entrant.wins = standing.wins
-            entrant.faults = standing.faults
-        if match.rated:
-            rate(match, participants, outcomes)
-        Participant.objects.bulk_update(
-            participants,
-            ["placement", "mean_place", "wins", "faults", "rating_before", "rating_after"],
-        )
-        match.status = MatchStatus.FINISHED
-        match.finished_at = timezone.now()
-        match.sandbox = sandbox
-        match.failure_reason = ""
-        match.save(update_fields=["status", "finished_at", "sandbox", "failure_reason"])
-        timings.rating_transaction = perf_counter() - started
-    return Recorded(True, match.status)
 
 
 def rate(match: Match, participants: list[Participant], outcomes: Sequence[GameOutcome]) -> None:

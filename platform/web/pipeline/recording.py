@@ -1,28 +1,29 @@
-"""Record a played series of games as a finished match: participants with their placement,
-faults and wins, and one stored replay per game. Called inside the caller's transaction, so
-a match is recorded whole or not at all."""
+"""Record a match's report, in ONE transaction: its games and replays, the participants'
+placements and faults, then what its kind decides (ratings for a rated match, the verdict
+of a validation).
+
+Exactly once: the transaction locks the match row and records only while the match is
+still ``running`` under the attempt named by the report. Any other report (a worker that
+was presumed dead and taken over, a duplicate or late message) finds it finished or held by
+another attempt and is discarded.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from time import perf_counter
 
+from django.db import transaction
 from django.utils import timezone
 
+from arena.contract import MatchReport
 from cucumbers.match import GameOutcome
-from web.bots.models import Bot, BotVersion
+from web.matches.models import Match, MatchGame, MatchKind, MatchStatus, Participant
+from web.matches.replays import StoredFiles
 
-from .models import Match, MatchGame, MatchKind, MatchStatus, Participant
-from .replays import StoredFiles
-
-
-@dataclass(frozen=True, slots=True)
-class Entrant:
-    """A bot of the series, in the order of the match's bot list."""
-
-    name: str
-    bot: Bot | None = None
-    version: BotVersion | None = None
+from . import validation
+from .rating import rate
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,50 +58,6 @@ def standings(outcomes: Sequence[GameOutcome], entrants: int) -> list[Standing]:
     ]
 
 
-def record_series(
-    *,
-    game: str,
-    kind: MatchKind,
-    seed: int,
-    sandbox: str,
-    entrants: Sequence[Entrant],
-    outcomes: Sequence[GameOutcome],
-    files: StoredFiles,
-) -> Match:
-    """A finished, unrated match with its participants and games (replays kept in the
-    outcomes are stored through ``files``). Must run inside ``transaction.atomic()``."""
-    now = timezone.now()
-    match = Match.objects.create(
-        game=game,
-        kind=kind,
-        status=MatchStatus.FINISHED,
-        seed=seed,
-        games_planned=len(outcomes),
-        sandbox=sandbox,
-        started_at=now,
-        finished_at=now,
-        attempts=1,
-    )
-    Participant.objects.bulk_create(
-        Participant(
-            match=match,
-            index=index,
-            bot=entrant.bot,
-            version=entrant.version,
-            name=entrant.name,
-            placement=standing.placement,
-            mean_place=standing.mean_place,
-            wins=standing.wins,
-            faults=standing.faults,
-        )
-        for index, (entrant, standing) in enumerate(
-            zip(entrants, standings(outcomes, len(entrants)), strict=True)
-        )
-    )
-    store_games(match, outcomes, files)
-    return match
-
-
 def store_games(match: Match, outcomes: Sequence[GameOutcome], files: StoredFiles) -> None:
     """One row per game, with its replay stored through ``files`` (inside the caller's
     transaction)."""
@@ -120,3 +77,50 @@ def store_games(match: Match, outcomes: Sequence[GameOutcome], files: StoredFile
                 match.pk, outcome.game_number, outcome.replay
             )
         row.save()
+
+
+@dataclass(frozen=True, slots=True)
+class Recorded:
+    """What the transaction did: ``recorded`` is False when the report was not the one
+    the match waited for (``status`` is then the match's own)."""
+
+    recorded: bool
+    status: str
+    storage_seconds: float = 0.0
+    transaction_seconds: float = 0.0
+
+
+def record_report(report: MatchReport) -> Recorded:
+    """Record a played report, unless the match is no longer held by its attempt."""
+    outcomes = report.outcomes()
+    with StoredFiles() as files, transaction.atomic():
+        match = Match.objects.select_for_update().get(pk=report.match)
+        if match.status != MatchStatus.RUNNING or match.attempt != report.attempt:
+            return Recorded(False, match.status)
+        participants = list(match.participants.order_by("index"))
+        started = perf_counter()
+        store_games(match, outcomes, files)
+        storage = perf_counter() - started
+        started = perf_counter()
+        for entrant, standing in zip(
+            participants, standings(outcomes, len(participants)), strict=True
+        ):
+            entrant.placement = standing.placement
+            entrant.mean_place = standing.mean_place
+            entrant.wins = standing.wins
+            entrant.faults = standing.faults
+        if match.rated:
+            rate(match, participants, outcomes)
+        Participant.objects.bulk_update(
+            participants,
+            ["placement", "mean_place", "wins", "faults", "rating_before", "rating_after"],
+        )
+        match.status = MatchStatus.FINISHED
+        match.finished_at = timezone.now()
+        match.sandbox = report.sandbox
+        match.worker = report.worker
+        match.failure_reason = ""
+        match.save(update_fields=["status", "finished_at", "sandbox", "worker", "failure_reason"])
+        if match.kind == MatchKind.VALIDATION:
+            validation.decide(match, outcomes)
+    return Recorded(True, match.status, storage, perf_counter() - started)

@@ -9,7 +9,7 @@ from datetime import timedelta
 from django.db.models import Count, Sum
 from django.utils import timezone
 
-from .models import Match, MatchStatus
+from web.matches.models import Match, MatchStatus
 
 RECENT_FAILURES = 20
 

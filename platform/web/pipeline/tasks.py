@@ -1,6 +1,7 @@
-"""Celery tasks: thin wrappers taking ids, over the plain functions of ``running.py`` and
-``ladder.py``. With ``acks_late`` and ``task_reject_on_worker_lost`` (``web/celery.py``) a
-match whose worker died is delivered again; ``run_match`` is safe to run twice."""
+"""Celery tasks: thin wrappers taking ids, over the plain functions of ``running.py``,
+``ladder.py`` and ``validation.py``. With ``acks_late`` and ``task_reject_on_worker_lost``
+(``web/celery.py``) a match whose worker died is delivered again; ``run_match`` is safe to
+run twice."""
 
 from __future__ import annotations
 
@@ -8,14 +9,15 @@ from typing import Any
 
 from celery import shared_task
 
-from . import ladder, running
+from . import ladder, running, validation
+from .dispatch import RUN_MATCH, send_match
 from .events import MatchEvent, log_event
 from .running import RunResult
 
 
 @shared_task(
     bind=True,
-    name="matches.run_match",
+    name=RUN_MATCH,
     # Unexpected errors (database, storage) released the match: run it again with backoff.
     # Infrastructure errors of the sandbox come back as RETRY with their own delay, and a
     # bot's fault is a result, never an exception.
@@ -32,15 +34,20 @@ def run_match_task(self: Any, match_id: int) -> str:
     return report.result.value
 
 
-@shared_task(name="matches.top_up_ladder")
+@shared_task(name="pipeline.top_up_ladder")
 def top_up_ladder_task() -> dict[str, int]:
     return ladder.top_up()
 
 
-@shared_task(name="matches.reap_matches")
+@shared_task(name="pipeline.reap_matches")
 def reap_matches_task() -> int:
     send, failed = running.reap_matches()
     for match_id in send:
         log_event(MatchEvent.RESENT, match=match_id)
-        run_match_task.delay(match_id)
+        send_match(match_id)
     return len(send) + len(failed)
+
+
+@shared_task(name="pipeline.revalidate_failed")
+def revalidate_failed_task() -> int:
+    return len(validation.revalidate_failed())

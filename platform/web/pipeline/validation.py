@@ -1,152 +1,111 @@
-"""Validation: a new version plays a short match in the sandbox against built-in bots and
-becomes active only if it made no fault. Plain functions; ``tasks.py`` wraps them.
+"""Validation: a new version's first match, a match like the others (the same job, report
+and recording: :mod:`web.pipeline.running`). Its policy is here:
 
-Safe to run twice: a version is claimed with a conditional UPDATE (queued → validating), so
-only one run plays it; a run that fails for an infrastructure reason gives it back.
+- who it plays: built-in opponents (``VALIDATION_OPPONENTS``), unrated, ``VALIDATION_GAMES``
+  games from a seed derived from the version, stopping after the candidate's first fault;
+- what the version shows meanwhile: ``validating`` while its match runs, ``queued`` again
+  whenever the match goes back to the queue (an infrastructure error, a lost worker);
+- the verdict, in the recording transaction: rejected with the candidate's first fault and
+  its own output in that game, or promoted to the bot's active version.
+
+An infrastructure failure is never a verdict: the match is retried, and a validation match
+that fails for good (the attempt cap) leaves the version ``queued``, to be validated again by
+:func:`revalidate_failed` (beat).
 """
 
 from __future__ import annotations
 
-import logging
-import tempfile
-from dataclasses import dataclass
-from datetime import timedelta
-from pathlib import Path
+from collections.abc import Sequence
 
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from cucumbers.faults import Fault
 from cucumbers.games import rules_for
-from cucumbers.match import GameOutcome, derive_seed, play_match
-from cucumbers.runners import make_runner
-from cucumbers.runners.base import BotSpec, Limits
-from web.matches.models import MatchKind
-from web.matches.recording import Entrant, record_series
-from web.matches.replays import StoredFiles
-from web.sandbox import SandboxKind, current_sandbox, prepare_runner
+from cucumbers.match import GameOutcome, derive_seed
+from web.bots.models import Bot, BotVersion, RejectionKind, VersionStatus
+from web.matches.models import Match, MatchKind, MatchStatus, Participant
 
-from .models import Bot, BotVersion, RejectionKind, VersionStatus
-
-logger = logging.getLogger(__name__)
+from .dispatch import send_match_on_commit
+from .events import MatchEvent, log_event
+from .jobs import BUILTIN_PREFIX, CANDIDATE
 
 #: Characters of the bot's own output kept for its owner when it is rejected.
 STDERR_TAIL_CHARS = 2000
-CANDIDATE = 0  # the validated version is bot 0 of its match
 
 
-@dataclass(frozen=True, slots=True)
-class Verdict:
-    """The first fault the candidate made, with its output in that game; None if clean."""
-
-    fault: Fault | None
-    output: str = ""
+def opponents(game: str) -> list[str]:
+    """The built-in bots a version of ``game`` plays against (as many as the table holds)."""
+    return list(settings.VALIDATION_OPPONENTS)[: rules_for(game).max_players - 1]
 
 
-def claim(version_id: int) -> bool:
-    """queued → validating; True only for the one caller that moved it."""
-    return (
-        BotVersion.objects.filter(pk=version_id, status=VersionStatus.QUEUED).update(
-            status=VersionStatus.VALIDATING, validation_started_at=timezone.now()
-        )
-        == 1
+def queue_validation(version: BotVersion) -> Match:
+    """A queued validation match for ``version``, sent once the caller's transaction
+    commits (a broker that is down leaves it queued for the reaper: nothing is lost)."""
+    bot = version.bot
+    match = Match.objects.create(
+        game=bot.game,
+        kind=MatchKind.VALIDATION,
+        rated=False,
+        seed=derive_seed("validation", version.sha256, version.pk),
+        games_planned=settings.VALIDATION_GAMES,
+    )
+    entrants = [
+        Participant(match=match, index=CANDIDATE, bot=bot, version=version, name=str(version))
+    ]
+    entrants += [
+        Participant(match=match, index=index, name=f"{BUILTIN_PREFIX}{name}")
+        for index, name in enumerate(opponents(bot.game), start=1)
+    ]
+    Participant.objects.bulk_create(entrants)
+    version.validation_match = match
+    version.save(update_fields=["validation_match"])
+    log_event(
+        MatchEvent.QUEUED, match=match.pk, kind=match.kind, game=match.game, version=version.pk
+    )
+    send_match_on_commit(match.pk)
+    return match
+
+
+def match_started(match_id: int) -> None:
+    """Its match was claimed: the version is ``validating``."""
+    BotVersion.objects.filter(validation_match_id=match_id, status=VersionStatus.QUEUED).update(
+        status=VersionStatus.VALIDATING, validation_started_at=timezone.now()
     )
 
 
-def release(version_id: int) -> None:
-    """validating → queued, after a run that could not finish (not the bot's fault)."""
-    BotVersion.objects.filter(pk=version_id, status=VersionStatus.VALIDATING).update(
+def match_returned(match_id: int) -> None:
+    """Its match went back to the queue, or failed for good: the version waits again."""
+    BotVersion.objects.filter(validation_match_id=match_id, status=VersionStatus.VALIDATING).update(
         status=VersionStatus.QUEUED, validation_started_at=None
     )
 
 
-def opponents() -> list[BotSpec]:
-    return [BotSpec(f"builtin:{name}", f"builtin:{name}") for name in settings.VALIDATION_OPPONENTS]
-
-
-def play_validation(
-    version: BotVersion, runner_name: str
-) -> tuple[int, list[BotSpec], list[GameOutcome], Verdict]:
-    """Play the validation games; stop at the first game where the candidate faulted."""
-    rules = rules_for(version.bot.game)
-    specs = opponents()[: rules.max_players - 1]
-    seed = derive_seed("validation", version.sha256, version.pk)
-    outcomes: list[GameOutcome] = []
-    verdict = Verdict(None)
-    with tempfile.TemporaryDirectory(prefix="cucumbers-validate-") as folder:
-        path = Path(folder) / "bot.py"
-        with version.source.open("rb") as source:
-            path.write_bytes(source.read())
-        # The sandbox runs bots as an unprivileged user: it must be able to read the file.
-        Path(folder).chmod(0o755)
-        path.chmod(0o644)
-        specs = [BotSpec(str(path), f"{version.bot} v{version.number}"), *specs]
-        runner = make_runner(runner_name, Limits())
-        games = range(1, settings.VALIDATION_GAMES + 1)
-        for outcome in play_match(rules, specs, runner, seed=seed, game_numbers=games):
-            outcomes.append(outcome)
-            mine = [f for f in outcome.faults if outcome.bots[f.seat] == CANDIDATE]
-            if mine:
-                verdict = Verdict(mine[0], outcome.outputs[mine[0].seat][-STDERR_TAIL_CHARS:])
-                break
-    return seed, specs, outcomes, verdict
-
-
-def validate_version(version_id: int, sandbox: SandboxKind | None = None) -> str | None:
-    """Validate one version; returns its new status, or None if another run has it."""
-    if not claim(version_id):
-        logger.info("version %s: not queued, nothing to do", version_id)
-        return None
-    kind = sandbox or current_sandbox()
-    try:
-        version = BotVersion.objects.select_related("bot__owner").get(pk=version_id)
-        seed, specs, outcomes, verdict = play_validation(version, prepare_runner(kind))
-        return record_verdict(version_id, kind, seed, specs, outcomes, verdict)
-    except BaseException:
-        release(version_id)
-        raise
-
-
-def record_verdict(
-    version_id: int,
-    kind: SandboxKind,
-    seed: int,
-    specs: list[BotSpec],
-    outcomes: list[GameOutcome],
-    verdict: Verdict,
-) -> str | None:
-    """The validation match and the version's new status, in one transaction."""
-    with StoredFiles() as files, transaction.atomic():
-        version = BotVersion.objects.select_for_update().get(pk=version_id)
-        if version.status != VersionStatus.VALIDATING:
-            return None  # requeued by the reaper or an admin meanwhile: that run decides
-        bot = Bot.objects.select_for_update().get(pk=version.bot_id)
-        entrants = [Entrant(specs[CANDIDATE].name, bot, version)]
-        entrants += [Entrant(spec.name) for spec in specs[1:]]
-        match = record_series(
-            game=bot.game,
-            kind=MatchKind.VALIDATION,
-            seed=seed,
-            sandbox=kind.value,
-            entrants=entrants,
-            outcomes=outcomes,
-            files=files,
-        )
-        version.validation_match = match
-        version.validated_at = timezone.now()
-        fields = ["status", "validation_match", "validated_at"]
-        if verdict.fault is not None:
+def decide(match: Match, outcomes: Sequence[GameOutcome]) -> None:
+    """The verdict of a played validation match, inside its recording transaction."""
+    version = (
+        BotVersion.objects.select_for_update()
+        .filter(validation_match=match, status__in=[VersionStatus.QUEUED, VersionStatus.VALIDATING])
+        .first()
+    )
+    if version is None:
+        return  # requeued by an admin meanwhile, with a new match: that one decides
+    bot = Bot.objects.select_for_update().get(pk=version.bot_id)
+    version.validated_at = timezone.now()
+    fields = ["status", "validated_at"]
+    for outcome in outcomes:
+        mine = [f for f in outcome.faults if outcome.bots[f.seat] == CANDIDATE]
+        if mine:
+            fault = mine[0]
             version.status = VersionStatus.REJECTED
-            version.rejection_kind = RejectionKind(verdict.fault.kind.value)
-            version.rejection_detail = verdict.fault.detail
-            version.stderr_tail = verdict.output
+            version.rejection_kind = RejectionKind(fault.kind.value)
+            version.rejection_detail = fault.detail
+            version.stderr_tail = outcome.outputs[fault.seat][-STDERR_TAIL_CHARS:]
             fields += ["rejection_kind", "rejection_detail", "stderr_tail"]
-        else:
-            promote(bot, version)
-        version.save(update_fields=fields)
-    logger.info("version %s: %s (match %s)", version_id, version.status, match.pk)
-    return version.status
+            break
+    else:
+        promote(bot, version)
+    version.save(update_fields=fields)
 
 
 def promote(bot: Bot, version: BotVersion) -> None:
@@ -159,22 +118,24 @@ def promote(bot: Bot, version: BotVersion) -> None:
     if current is not None:
         BotVersion.objects.filter(pk=current.pk).update(status=VersionStatus.RETIRED)
     bot.active_version = version
-    bot.games_since_version = 0  # a new version is provisional again (issue 5)
+    bot.games_since_version = 0  # a new version is provisional again
     bot.save(update_fields=["active_version", "games_since_version"])
 
 
-def requeue_stale_validations() -> list[int]:
-    """Versions left ``validating`` by a worker that died: queued again. Returns their ids."""
-    cutoff = timezone.now() - timedelta(seconds=settings.VALIDATION_STALE_SECONDS)
-    stale = list(
-        BotVersion.objects.filter(
-            status=VersionStatus.VALIDATING, validation_started_at__lt=cutoff
-        ).values_list("pk", flat=True)
-    )
-    requeued = []
-    for version_id in stale:
-        if BotVersion.objects.filter(
-            pk=version_id, status=VersionStatus.VALIDATING, validation_started_at__lt=cutoff
-        ).update(status=VersionStatus.QUEUED, validation_started_at=None):
-            requeued.append(version_id)
-    return requeued
+def revalidate_failed() -> list[int]:
+    """Queued versions whose validation match failed for good (the infrastructure gave
+    up, never the bot) get a new validation match; their ids."""
+    waiting = BotVersion.objects.filter(
+        status=VersionStatus.QUEUED, validation_match__status=MatchStatus.FAILED
+    ).select_related("bot")
+    queued = []
+    for version in waiting:
+        with transaction.atomic():
+            locked = BotVersion.objects.select_for_update().get(pk=version.pk)
+            if (
+                locked.status == VersionStatus.QUEUED
+                and locked.validation_match_id == version.validation_match_id
+            ):
+                queue_validation(version)
+                queued.append(version.pk)
+    return queued

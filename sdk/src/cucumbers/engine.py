@@ -225,14 +225,20 @@ class GameState:
         self._position += 1
         self._advance()
 
-    def fault(self, kind: FaultKind, detail: str) -> Fault:
+    def fault(self, kind: FaultKind, detail: str, *, infrastructure: bool = False) -> Fault:
         """Record a fault for :attr:`to_move`: the engine plays its lowest card from now to
-        the end of the round, and disqualifies it at the end of the round."""
+        the end of the round, and disqualifies it at the end of the round.
+        ``infrastructure``: what runs the bot failed, not the bot (see :class:`Fault`)."""
         seat = self.to_move
         if seat is None:
             raise GameOverError("the game is over")
         recorded = Fault(
-            seat, self._round.number, len(self._round.tricks), kind, short_detail(detail)
+            seat,
+            self._round.number,
+            len(self._round.tricks),
+            kind,
+            short_detail(detail),
+            infrastructure,
         )
         self.faults.append(recorded)
         self._faulted[seat] = True

@@ -44,13 +44,20 @@ def not_an_int_detail(shown: str, type_name: str, legal: tuple[int, ...]) -> str
 
 @dataclass(frozen=True, slots=True)
 class Fault:
-    """One recorded fault: the seat, where it happened (round and trick, from 1) and why."""
+    """One recorded fault: the seat, where it happened (round and trick, from 1) and why.
+
+    ``infrastructure`` is True when what failed was not the bot but what runs it (the
+    sandbox could not start it, its engine went away): a platform retries such a game
+    instead of charging the bot. It is not part of a replay (a replay records a game that
+    counted, and a game with such a fault does not).
+    """
 
     seat: int
     round: int
     trick: int
     kind: FaultKind
     detail: str
+    infrastructure: bool = False
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -63,10 +70,12 @@ class Fault:
 
 
 class BotFault(Exception):
-    """Raised by a bot client when the bot it runs misbehaved; the match loop turns it into a
+    """Raised by a bot client when the bot it runs misbehaved, or could not be run at all
+    (``infrastructure=True``: see :class:`Fault`); the match loop turns it into a
     :class:`Fault` for that seat. Never escapes the match loop."""
 
-    def __init__(self, kind: FaultKind, detail: str) -> None:
+    def __init__(self, kind: FaultKind, detail: str, *, infrastructure: bool = False) -> None:
         super().__init__(f"{kind}: {detail}")
         self.kind = kind
         self.detail = short_detail(detail)
+        self.infrastructure = infrastructure

@@ -134,7 +134,7 @@ def play_game(
         try:
             move = requests[seat](view, move_seconds + bank[seat])
         except BotFault as fault:
-            state.fault(fault.kind, fault.detail)
+            state.fault(fault.kind, fault.detail, infrastructure=fault.infrastructure)
         else:
             elapsed = perf_counter() - started
             moves[seat] += 1

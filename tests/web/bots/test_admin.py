@@ -51,8 +51,9 @@ def test_requeue_sends_rejected_versions_back_to_validation(
         status=VersionStatus.REJECTED, rejection_kind="crash", rejection_detail="boom"
     )
     active = VersionFactory(status=VersionStatus.ACTIVE)
-    send_patch = mock.patch("web.bots.tasks.validate_version_task.apply_async")
+    send_patch = mock.patch("web.pipeline.dispatch.send_match")
     capture = django_capture_on_commit_callbacks(execute=True)  # type: ignore[operator]
+    old_match = rejected.validation_match_id
     with send_patch as send, capture:
         admin_client.post(
             "/admin/bots/botversion/",
@@ -65,7 +66,9 @@ def test_requeue_sends_rejected_versions_back_to_validation(
     active.refresh_from_db()
     assert (rejected.status, rejected.rejection_detail) == (VersionStatus.QUEUED, "")
     assert active.status == VersionStatus.ACTIVE
-    assert [call.args[0] for call in send.call_args_list] == [(rejected.pk,)]
+    # A new validation match, sent once the action committed.
+    assert rejected.validation_match_id not in (None, old_match)
+    assert [call.args for call in send.call_args_list] == [(rejected.validation_match_id,)]
 
 
 def test_requeue_failed_matches(admin_client: Client) -> None:

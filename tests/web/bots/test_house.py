@@ -7,10 +7,10 @@ from django.contrib.auth.models import User
 from django.core.management import call_command
 
 from cucumbers.bots import BUILTINS
-from web.bots import validation
 from web.bots.house import HOUSE_USERNAME, house_source
 from web.bots.models import Bot, Game
 from web.bots.source_check import check_source
+from web.pipeline.running import validate_version
 from web.sandbox import SandboxKind
 
 pytestmark = pytest.mark.django_db
@@ -40,4 +40,4 @@ def test_a_house_bot_validates_in_the_sandbox(settings: object) -> None:
     call_command("bootstrap", "--no-demo")
     bot = Bot.objects.get(name="random-concombre")
     version = bot.versions.get()
-    assert validation.validate_version(version.pk, SandboxKind.PROCESS) == "active"
+    assert validate_version(version.pk, SandboxKind.PROCESS) == "active"

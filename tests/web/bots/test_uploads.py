@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 from unittest import mock
 
@@ -9,11 +10,14 @@ import pytest
 from django.contrib.auth.models import User
 from django.core.files.storage import storages
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.utils import timezone
 
 from tests.web.factories import GOOD_BOT, BotFactory, VersionFactory
 from web.bots.errors import UploadError, UploadProblem
 from web.bots.models import Bot, BotVersion, Game, ImmutableVersionError, VersionStatus
 from web.bots.uploads import read_upload, upload_version
+from web.matches.models import Match, MatchStatus
+from web.pipeline import running
 
 pytestmark = pytest.mark.django_db
 
@@ -50,14 +54,34 @@ def test_versions_are_numbered_in_turn(user: User) -> None:
 def test_validation_is_queued_only_when_the_transaction_commits(
     user: User, django_capture_on_commit_callbacks: object
 ) -> None:
-    send_patch = mock.patch("web.bots.tasks.validate_version_task.apply_async")
+    send_patch = mock.patch("web.pipeline.dispatch.send_match")
     capture = django_capture_on_commit_callbacks(execute=True)  # type: ignore[operator]
     with send_patch as send, capture as callbacks:
         version = upload_version(user, "b.py", GOOD_BOT, new_bot_name="x", game="concombre")
         send.assert_not_called()
     assert len(callbacks) == 1
-    send.assert_called_once()
-    assert send.call_args.args[0] == (version.pk,)
+    assert version.validation_match is not None
+    send.assert_called_once_with(version.validation_match.pk)
+
+
+def test_an_upload_while_the_broker_is_down_is_kept_whole_and_sent_later(
+    user: User, dead_broker: None, django_capture_on_commit_callbacks: object
+) -> None:
+    before = stored_files()
+    with django_capture_on_commit_callbacks(execute=True):  # type: ignore[operator]
+        version = upload_version(user, "b.py", GOOD_BOT, new_bot_name="x", game="concombre")
+    # Saved with its source, queued, its match waiting to be sent: no error, nothing lost.
+    version.refresh_from_db()
+    assert version.status == VersionStatus.QUEUED
+    assert version.read_source().encode() == GOOD_BOT
+    assert len(stored_files() - before) == 1
+    match = version.validation_match
+    assert match is not None
+    match.refresh_from_db()
+    assert (match.status, match.sent) == (MatchStatus.QUEUED, False)
+    # The reaper's next run sends it again (once the on-commit send had its chance).
+    Match.objects.filter(pk=match.pk).update(created_at=timezone.now() - timedelta(minutes=1))
+    assert running.reap_matches() == ([match.pk], [])
 
 
 def assert_nothing_stored(before_files: set[Path], before_bots: int, before_versions: int) -> None:
@@ -141,10 +165,11 @@ def test_the_file_is_removed_when_its_row_cannot_be_written(user: User) -> None:
     assert stored_files() == before
 
 
-def test_the_file_is_removed_when_queueing_fails_after_the_row(user: User) -> None:
+def test_the_file_is_removed_when_the_transaction_fails_after_the_row(user: User) -> None:
     bot = BotFactory(owner=user)
     before = stored_files()
-    failing = mock.patch("web.bots.uploads._queue_validation", side_effect=RuntimeError("mq"))
+    # The database fails while the validation match is written: the rows roll back.
+    failing = mock.patch("web.bots.uploads.queue_validation", side_effect=RuntimeError("db"))
     with failing, pytest.raises(RuntimeError):
         upload_version(user, "b.py", GOOD_BOT, bot=bot)
     assert stored_files() == before

@@ -1,22 +1,23 @@
-"""Validation, through the plain functions and the process runner (fast, no Docker)."""
+"""Validation: a version's first match, through the one match pipeline (job, report,
+recording) with the process runner (fast); the engine-down case with the Docker runner."""
 
 from __future__ import annotations
 
 import gzip
 import json
 from datetime import timedelta
-from unittest import mock
 
 import pytest
 from django.contrib.auth.models import User
 from django.utils import timezone
 
+import web.sandbox
 from tests.web.factories import GOOD_BOT
-from web.bots import validation
 from web.bots.models import Bot, BotVersion, RejectionKind, VersionStatus
-from web.bots.tasks import requeue_stale_validations_task, validate_version_task
 from web.bots.uploads import upload_version
-from web.matches.models import MatchKind, MatchStatus
+from web.matches.models import Match, MatchKind, MatchStatus
+from web.pipeline import running, validation
+from web.pipeline.running import RunResult, run_match, validate_version
 from web.sandbox import SandboxKind
 
 pytestmark = pytest.mark.django_db
@@ -42,9 +43,23 @@ def upload(user: User, data: bytes = GOOD_BOT, bot: Bot | None = None) -> BotVer
     return upload_version(user, "b.py", data, bot=bot)
 
 
+def test_an_upload_queues_its_validation_match(user: User) -> None:
+    version = upload(user)
+    match = version.validation_match
+    assert match is not None
+    assert (match.kind, match.status, match.rated, match.games_planned) == (
+        MatchKind.VALIDATION,
+        MatchStatus.QUEUED,
+        False,
+        1,
+    )
+    names = [p.name for p in match.participants.order_by("index")]
+    assert names == ["alice/cand v1", "builtin:random", "builtin:lowest", "builtin:highest"]
+
+
 def test_a_clean_version_becomes_the_active_one(user: User) -> None:
     version = upload(user)
-    assert validation.validate_version(version.pk, PROCESS) == VersionStatus.ACTIVE
+    assert validate_version(version.pk, PROCESS) == VersionStatus.ACTIVE
     version.refresh_from_db()
     bot = version.bot
     bot.refresh_from_db()
@@ -53,32 +68,30 @@ def test_a_clean_version_becomes_the_active_one(user: User) -> None:
     assert bot in Bot.objects.on_leaderboard("five-cucumbers")
 
 
-def test_the_validation_match_is_recorded_with_its_replays(user: User) -> None:
+def test_the_validation_match_is_recorded_with_its_replays_and_worker(user: User) -> None:
     version = upload(user)
-    validation.validate_version(version.pk, PROCESS)
+    validate_version(version.pk, PROCESS)
     version.refresh_from_db()
     match = version.validation_match
     assert match is not None
-    assert (match.kind, match.status, match.rated, match.sandbox) == (
-        MatchKind.VALIDATION,
+    assert (match.status, match.sandbox, match.worker) == (
         MatchStatus.FINISHED,
-        False,
         "process",
+        running.worker_name(),
     )
-    names = [p.name for p in match.participants.order_by("index")]
-    assert names == ["alice/cand v1", "builtin:random", "builtin:lowest", "builtin:highest"]
     assert sorted(p.placement for p in match.participants.all())[0] == 1
     game = match.games.get()
     with game.replay.open("rb") as handle:
         replay = json.loads(gzip.decompress(handle.read()))
     assert replay["format"] == "cucumbers-replay/1"
+    assert any(p["name"] == "alice/cand v1" and p["version"] == 1 for p in replay["players"])
     assert game.replay_size == game.replay.size
 
 
 @pytest.mark.parametrize(
     ("source", "kind", "detail"),
     [
-        (CRASHER, RejectionKind.CRASH, "ValueError: boom"),
+        (CRASHER, RejectionKind.CRASH, "ValueError: boom (b.py, line 5)"),
         (ILLEGAL, RejectionKind.ILLEGAL_MOVE, "999"),
     ],
 )
@@ -86,16 +99,17 @@ def test_a_faulty_version_is_rejected_with_the_reason(
     user: User, source: bytes, kind: RejectionKind, detail: str
 ) -> None:
     version = upload(user, source)
-    assert validation.validate_version(version.pk, PROCESS) == VersionStatus.REJECTED
+    assert validate_version(version.pk, PROCESS) == VersionStatus.REJECTED
     version.refresh_from_db()
     assert version.rejection_kind == kind
+    # The detail names the author's file ("b.py"), not the sandbox's copy.
     assert detail in version.rejection_detail
     assert version.bot.active_version is None
 
 
 def test_the_owner_gets_the_tail_of_the_bots_own_output(user: User) -> None:
     version = upload(user, CRASHER)
-    validation.validate_version(version.pk, PROCESS)
+    validate_version(version.pk, PROCESS)
     version.refresh_from_db()
     assert "thinking hard about" in version.stderr_tail
     assert len(version.stderr_tail) <= validation.STDERR_TAIL_CHARS
@@ -103,16 +117,16 @@ def test_the_owner_gets_the_tail_of_the_bots_own_output(user: User) -> None:
 
 def test_the_previous_version_keeps_playing_until_a_new_one_passes(user: User) -> None:
     first = upload(user)
-    validation.validate_version(first.pk, PROCESS)
+    validate_version(first.pk, PROCESS)
     bot = Bot.objects.get(pk=first.bot_id)
     broken = upload(user, CRASHER, bot=bot)
     bot.refresh_from_db()
     assert bot.active_version == first  # while v2 waits
-    validation.validate_version(broken.pk, PROCESS)
+    validate_version(broken.pk, PROCESS)
     bot.refresh_from_db()
     assert bot.active_version == first  # after v2 failed
     fixed = upload(user, GOOD_BOT, bot=bot)
-    validation.validate_version(fixed.pk, PROCESS)
+    validate_version(fixed.pk, PROCESS)
     bot.refresh_from_db()
     first.refresh_from_db()
     assert bot.active_version == fixed
@@ -123,8 +137,8 @@ def test_the_previous_version_keeps_playing_until_a_new_one_passes(user: User) -
 def test_an_older_version_passing_late_does_not_replace_a_newer_one(user: User) -> None:
     older = upload(user)
     newer = upload(user, bot=older.bot)
-    validation.validate_version(newer.pk, PROCESS)
-    validation.validate_version(older.pk, PROCESS)
+    validate_version(newer.pk, PROCESS)
+    validate_version(older.pk, PROCESS)
     older.refresh_from_db()
     bot = Bot.objects.get(pk=older.bot_id)
     assert older.status == VersionStatus.RETIRED
@@ -133,52 +147,86 @@ def test_an_older_version_passing_late_does_not_replace_a_newer_one(user: User) 
 
 def test_only_one_run_validates_a_version(user: User) -> None:
     version = upload(user)
-    assert validation.claim(version.pk)
-    assert validation.validate_version(version.pk, PROCESS) is None
-    assert not validation.claim(version.pk)
+    assert version.validation_match is not None
+    match_id = version.validation_match.pk
+    assert run_match(match_id, PROCESS).result is RunResult.FINISHED
+    assert run_match(match_id, PROCESS).result is RunResult.SKIPPED  # a duplicate message
+    assert Match.objects.get(pk=match_id).games.count() == 1
 
 
-def test_an_infrastructure_error_gives_the_version_back_to_the_queue(user: User) -> None:
+def test_a_version_shows_validating_while_its_match_runs(user: User) -> None:
     version = upload(user)
-    failing = mock.patch.object(validation, "play_validation", side_effect=OSError("docker"))
-    with failing, pytest.raises(OSError):
-        validation.validate_version(version.pk, PROCESS)
+    assert version.validation_match is not None
+    claimed = running.claim_job(version.validation_match.pk)
+    assert isinstance(claimed, running.Claimed)
+    version.refresh_from_db()
+    assert version.status == VersionStatus.VALIDATING
+    assert running.release(claimed.job.match, claimed.job.attempt)
     version.refresh_from_db()
     assert version.status == VersionStatus.QUEUED
-    assert validation.validate_version(version.pk, PROCESS) == VersionStatus.ACTIVE
 
 
-def test_a_version_left_validating_by_a_dead_worker_is_requeued(
+def test_an_unreachable_engine_is_never_a_rejection_and_the_version_passes_later(
+    user: User, settings: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The Docker sandbox with an engine that is not there: the infrastructure's failure.
+    monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+    monkeypatch.setattr(web.sandbox, "_prepared", set())
+    settings.SANDBOX = "docker"  # type: ignore[attr-defined]
+    version = upload(user)
+    assert version.validation_match is not None
+    report = run_match(version.validation_match.pk)
+    assert report.result is RunResult.RETRY and report.delay > 0
+    assert "sandbox is not available" in report.reason
+    version.refresh_from_db()
+    match = Match.objects.get(pk=version.validation_match.pk)
+    assert (version.status, version.rejection_kind) == (VersionStatus.QUEUED, "")
+    assert (match.status, match.attempts, match.games.count()) == (MatchStatus.QUEUED, 1, 0)
+    # The engine is back (here: the process runner): the same match passes.
+    assert validate_version(version.pk, PROCESS) == VersionStatus.ACTIVE
+
+
+def test_a_validation_that_fails_for_good_is_queued_again_never_rejected(
+    user: User, settings: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings.MATCH_MAX_ATTEMPTS = 1  # type: ignore[attr-defined]
+    monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+    monkeypatch.setattr(web.sandbox, "_prepared", set())
+    version = upload(user)
+    assert version.validation_match is not None
+    first = version.validation_match.pk
+    assert run_match(first, SandboxKind.DOCKER).result is RunResult.FAILED
+    version.refresh_from_db()
+    assert version.status == VersionStatus.QUEUED
+    assert validation.revalidate_failed() == [version.pk]
+    version.refresh_from_db()
+    assert version.validation_match_id != first
+    assert validation.revalidate_failed() == []  # the new match is queued, not failed
+    assert validate_version(version.pk, PROCESS) == VersionStatus.ACTIVE
+
+
+def test_a_version_left_validating_by_a_dead_worker_is_queued_and_sent_again(
     user: User, settings: object
 ) -> None:
-    stale = upload(user)
-    fresh = upload(user, bot=stale.bot)
-    long_ago = timezone.now() - timedelta(seconds=settings.VALIDATION_STALE_SECONDS + 5)  # type: ignore[attr-defined]
-    BotVersion.objects.filter(pk=stale.pk).update(
-        status=VersionStatus.VALIDATING, validation_started_at=long_ago
-    )
-    BotVersion.objects.filter(pk=fresh.pk).update(
-        status=VersionStatus.VALIDATING, validation_started_at=timezone.now()
-    )
-    with mock.patch.object(validate_version_task, "delay") as delay:
-        assert requeue_stale_validations_task.apply().get() == 1
-    delay.assert_called_once_with(stale.pk)
-    stale.refresh_from_db()
-    fresh.refresh_from_db()
-    assert (stale.status, fresh.status) == (VersionStatus.QUEUED, VersionStatus.VALIDATING)
-
-
-def test_the_celery_task_validates_by_id(user: User, settings: object) -> None:
-    settings.SANDBOX = "process"  # type: ignore[attr-defined]
     version = upload(user)
-    assert validate_version_task.apply(args=[version.pk]).get() == VersionStatus.ACTIVE
+    assert version.validation_match is not None
+    match_id = version.validation_match.pk
+    assert isinstance(running.claim_job(match_id), running.Claimed)  # then the worker died
+    long_ago = timezone.now() - timedelta(seconds=settings.MATCH_LEASE_SECONDS + 5)  # type: ignore[attr-defined]
+    Match.objects.filter(pk=match_id).update(started_at=long_ago)
+    send, failed = running.reap_matches()
+    assert (send, failed) == ([match_id], [])
+    version.refresh_from_db()
+    assert version.status == VersionStatus.QUEUED
+    assert validate_version(version.pk, PROCESS) == VersionStatus.ACTIVE
 
 
 def test_the_task_is_configured_for_work_that_must_not_be_lost() -> None:
     from web.celery import app
+    from web.pipeline.tasks import run_match_task
 
     assert app.conf.task_acks_late is True
     assert app.conf.task_reject_on_worker_lost is True
     assert app.conf.worker_prefetch_multiplier == 1
     assert 0 < app.conf.task_soft_time_limit < app.conf.task_time_limit
-    assert validate_version_task.max_retries == 4
+    assert run_match_task.max_retries == 8

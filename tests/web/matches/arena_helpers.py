@@ -8,8 +8,8 @@ from collections.abc import Sequence
 
 from tests.web.factories import active_bot
 from web.bots.models import Bot, Game
-from web.matches.ladder import create_match
 from web.matches.models import Match, MatchKind, RatingChange
+from web.pipeline.ladder import create_match
 
 
 def ladder_bots(n: int, game: str = Game.FIVE_CUCUMBERS) -> list[Bot]:

@@ -24,8 +24,8 @@ from tests.web.matches.celery_worker import (
 from tests.web.test_end_to_end import sandbox_for_this_machine
 from web.bots.models import Bot, BotVersion, VersionStatus
 from web.bots.uploads import upload_version
-from web.matches.ladder import queue_ladder_matches
 from web.matches.models import Match, MatchStatus, RatingChange
+from web.pipeline.ladder import queue_ladder_matches
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -51,9 +51,9 @@ def test_uploaded_bots_are_validated_and_play_rated_ladder_matches(
         ]
     ]
     log = tmp_path / "worker.log"
-    with celery_worker(worker_env(sandbox, VALIDATION_GAMES="1"), log):
-        for version in versions:
-            send("bots.validate_version", version.pk)
+    with celery_worker(worker_env(sandbox), log):
+        for version in versions:  # validation matches, through the same task as the ladder's
+            send("pipeline.run_match", version.validation_match_id)
 
         def all_active() -> bool:
             statuses = set(BotVersion.objects.values_list("status", flat=True))
@@ -63,7 +63,7 @@ def test_uploaded_bots_are_validated_and_play_rated_ladder_matches(
         matches = queue_ladder_matches("five-cucumbers", 3)
         assert len(matches) == 3
         for match in matches:
-            send("matches.run_match", match.pk)
+            send("pipeline.run_match", match.pk)
 
         def all_finished() -> bool:
             return all(status_of(m.pk) == MatchStatus.FINISHED for m in matches)
@@ -98,7 +98,7 @@ def test_a_match_whose_worker_is_killed_is_recorded_once_after_a_restart(
     )
     log = tmp_path / "worker.log"
     with celery_worker(env, log) as worker:
-        send("matches.run_match", match.pk)
+        send("pipeline.run_match", match.pk)
         wait_for(lambda: status_of(match.pk) == MatchStatus.RUNNING, 60, "the match to start", log)
         kill(worker, signal.SIGKILL)
     assert status_of(match.pk) == MatchStatus.RUNNING

@@ -11,14 +11,16 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
+from arena.contract import MatchReport, ReportStatus
+from arena.playing import play_job
 from tests.arena.conftest import require_sandbox
 from tests.web.matches.arena_helpers import assert_history_consistent, ladder_bots, queued_match
 from web.bots.models import Bot
-from web.matches import running
 from web.matches.models import Match, MatchStatus, RatingChange
-from web.matches.playing import PlayedSeries, Timings, play_series
-from web.matches.results import record_result
-from web.matches.running import RunResult
+from web.pipeline import running
+from web.pipeline.jobs import job_for
+from web.pipeline.recording import record_report
+from web.pipeline.running import RunResult
 from web.sandbox import SandboxKind, prepare_runner
 
 
@@ -95,18 +97,18 @@ def test_concurrent_matches_sharing_bots_lose_no_rating_update(settings: object)
         match = queued_match(bots[i % 3 :] + bots[: i % 3], seed=i)
         attempt = uuid.uuid4()
         assert Match.claim(match.pk, attempt)
-        participants = list(match.participants.select_related("bot", "version").order_by("index"))
-        series = play_series(match, participants, SandboxKind.PROCESS.value)
-        played.append((match.pk, attempt, series))
+        participants = list(match.participants.select_related("version").order_by("index"))
+        report = play_job(job_for(match, participants, attempt), "process", "test-worker")
+        assert report.status is ReportStatus.PLAYED, report.reason
+        played.append(report)
     barrier = threading.Barrier(workers)
     errors: list[BaseException] = []
 
-    def worker(mine: list[tuple[int, uuid.UUID, PlayedSeries]]) -> None:
+    def worker(mine: list[MatchReport]) -> None:
         try:
-            for match_id, attempt, series in mine:
+            for report in mine:
                 barrier.wait(timeout=30)
-                result = record_result(match_id, attempt, series.outcomes, "process", Timings())
-                assert result.recorded
+                assert record_report(report).recorded
         except BaseException as error:
             errors.append(error)
         finally:

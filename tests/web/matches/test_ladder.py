@@ -16,8 +16,8 @@ from tests.web.conftest import logged_in
 from tests.web.factories import active_bot
 from tests.web.matches.arena_helpers import ladder_bots
 from web.bots.models import Bot, Game
-from web.matches import ladder
 from web.matches.models import Match, MatchKind, MatchStatus, RatingChange
+from web.pipeline import ladder
 
 pytestmark = pytest.mark.django_db
 
@@ -74,7 +74,7 @@ def test_a_user_challenges_through_the_form_and_the_result_shows_on_both_bots(
     match = Match.objects.get(kind=MatchKind.CHALLENGE)
     assert (match.rated, match.requested_by, match.status) == (False, user, MatchStatus.QUEUED)
     assert response["Location"] == match.get_absolute_url()
-    from web.matches.running import run_match
+    from web.pipeline.running import run_match
     from web.sandbox import SandboxKind
 
     assert run_match(match.pk, SandboxKind.PROCESS).result == "finished"

@@ -12,9 +12,10 @@ from django.urls import reverse
 from cucumbers.faults import Fault, FaultKind
 from cucumbers.match import GameOutcome
 from tests.web.factories import MatchFactory, ParticipantFactory
+from tests.web.recorded import Entrant, record_series
 from web.matches.models import Match, MatchKind, MatchStatus
-from web.matches.recording import Entrant, record_series, standings
 from web.matches.replays import StoredFiles, read_replay
+from web.pipeline.recording import standings
 
 REPLAY = {"format": "cucumbers-replay/1", "game": "five-cucumbers", "seed": 5, "players": []}
 

@@ -12,14 +12,16 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+import web.sandbox
+from arena.playing import play_job
 from tests.web.factories import VersionFactory
 from tests.web.matches.arena_helpers import assert_history_consistent, ladder_bots, queued_match
 from web.bots.models import Bot, VersionStatus
-from web.matches import running
 from web.matches.models import Match, MatchStatus, RatingChange
-from web.matches.playing import Timings
-from web.matches.results import record_result
-from web.matches.running import RunResult
+from web.pipeline import running
+from web.pipeline.jobs import job_for
+from web.pipeline.running import RunResult
+from web.pipeline.validation import promote
 from web.sandbox import SandboxKind
 
 pytestmark = pytest.mark.django_db
@@ -84,10 +86,13 @@ def test_a_dead_attempt_cannot_record_after_its_match_was_taken_over(settings: o
     assert running.run_match(match.pk, PROCESS).result is RunResult.FINISHED
     match.refresh_from_db()
     assert match.attempts == 2
-    # The presumed-dead attempt wakes up with its own result: discarded.
-    late = record_result(match.pk, dead, [], "process", Timings())
-    assert not late.recorded
+    # The presumed-dead attempt wakes up with its own report: discarded.
+    participants = list(match.participants.select_related("version").order_by("index"))
+    late = play_job(job_for(match, participants, dead), "process", "a-late-worker")
+    assert running.receive_report(late).result is RunResult.SKIPPED
     assert RatingChange.objects.filter(match=match).count() == 4
+    match.refresh_from_db()
+    assert match.worker == running.worker_name() != "a-late-worker"
 
 
 def test_a_bots_fault_is_a_result_not_a_retry() -> None:
@@ -117,8 +122,6 @@ def test_a_new_version_keeps_the_rating_and_is_provisional_again() -> None:
     running.run_match(queued_match(bots).pk, PROCESS)
     bot = Bot.objects.get(pk=bots[0].pk)
     rating = bot.rating
-    from web.bots.validation import promote
-
     newer = VersionFactory(bot=bot, number=5, status=VersionStatus.VALIDATING)
     promote(bot, newer)
     bot.refresh_from_db()
@@ -132,19 +135,22 @@ def test_infrastructure_errors_retry_with_backoff_then_fail_unrated(
     settings.MATCH_RETRY_SECONDS = 10  # type: ignore[attr-defined]
     bots = ladder_bots(2)
     match = queued_match(bots)
+    # The Docker sandbox, its engine gone: never played in another runner instead.
+    monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+    monkeypatch.setattr(web.sandbox, "_prepared", set())
 
-    monkeypatch.setattr(running, "play_series", _raise_infrastructure)
-    first = running.run_match(match.pk, PROCESS)
+    first = running.run_match(match.pk, SandboxKind.DOCKER)
     assert (first.result, first.delay) == (RunResult.RETRY, 10.0)
     match.refresh_from_db()
     assert (match.status, match.attempts) == (MatchStatus.QUEUED, 1)
 
-    second = running.run_match(match.pk, PROCESS)
+    second = running.run_match(match.pk, SandboxKind.DOCKER)
     assert second.result is RunResult.FAILED
     match.refresh_from_db()
     assert match.status == MatchStatus.FAILED
-    assert "the Docker engine cannot be reached" in match.failure_reason
-    assert not RatingChange.objects.exists()
+    assert "infrastructure error, 2 attempts: the sandbox is not available" in match.failure_reason
+    assert not match.games.exists() and not RatingChange.objects.exists()
+    assert {p.placement for p in match.participants.all()} == {None}
 
 
 def test_an_unexpected_error_gives_the_match_back_and_escapes(
@@ -155,17 +161,11 @@ def test_an_unexpected_error_gives_the_match_back_and_escapes(
     def broken(*args: object, **kwargs: object) -> object:
         raise OSError("no space left on device")
 
-    monkeypatch.setattr(running, "play_series", broken)
+    monkeypatch.setattr(running, "record_report", broken)
     with pytest.raises(OSError):
         running.run_match(match.pk, PROCESS)
     match.refresh_from_db()
     assert (match.status, match.attempts) == (MatchStatus.QUEUED, 1)  # the task retries it
-
-
-def _raise_infrastructure(*args: object, **kwargs: object) -> object:
-    from web.matches.playing import InfrastructureError
-
-    raise InfrastructureError("the Docker engine cannot be reached: refused")
 
 
 def test_the_reaper_requeues_stuck_matches_and_fails_them_at_the_cap(settings: object) -> None:

@@ -85,8 +85,9 @@ class ProcessClient(BotClient):
             self._load_fault = self._start_fault(error)
 
     def _start_fault(self, error: Exception) -> BotFault:
-        """The ``error`` fault for a host that could not be started."""
-        return BotFault(FaultKind.ERROR, f"cannot start the bot host: {error}")
+        """The ``error`` fault for a host that could not be started: the runner's failure
+        (no process, no thread, a staged file gone), not the bot's."""
+        return BotFault(FaultKind.ERROR, f"cannot start the bot host: {error}", infrastructure=True)
 
     def _new_host(self) -> HostChannel:
         """Start a host for this bot (raises ``OSError`` or ``SubprocessError``)."""

@@ -11,8 +11,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from web.bots.models import Bot, Game
-from web.matches.ladder import queue_ladder_matches
-from web.matches.running import RunResult, run_match
+from web.pipeline.ladder import queue_ladder_matches
+from web.pipeline.running import RunResult, run_match
 from web.sandbox import SandboxKind
 
 
