@@ -105,8 +105,37 @@ def main() -> int:
     celery = [PYTHON, "-m", "celery", "-A", "web"]
     children = {
         "web": start("web", [PYTHON, "manage.py", "runserver", ADDRESS, "--noreload"], env),
-        "worker": start("worker", [*celery, "worker", "--loglevel=INFO", "--concurrency=2"], env),
-        "beat": start("beat", [*celery, "beat", "--loglevel=INFO"], env),
+        # Matches, urgent ones first; the periodic jobs on beat's own worker (-B), so that a
+        # reaper never waits behind long matches.
+        "worker": start(
+            "worker",
+            [
+                *celery,
+                "worker",
+                "--loglevel=INFO",
+                "--concurrency=2",
+                "-Q",
+                "urgent,ladder",
+                "-n",
+                "matches@%h",
+            ],
+            env,
+        ),
+        "beat": start(
+            "beat",
+            [
+                *celery,
+                "worker",
+                "-B",
+                "--loglevel=INFO",
+                "--concurrency=1",
+                "-Q",
+                "maintenance",
+                "-n",
+                "maintenance@%h",
+            ],
+            env,
+        ),
     }
     print(f"run: Cucumber Arena at http://{ADDRESS}/ (Ctrl-C stops everything)", flush=True)
     stopping = False

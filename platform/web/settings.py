@@ -238,6 +238,9 @@ if REDIS_URL:
     CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {
         "visibility_timeout": envint("CELERY_VISIBILITY_TIMEOUT", 3600, minimum=1),
         "unacked_restore_interval": envint("CELERY_RESTORE_INTERVAL", 10, minimum=1),
+        # A worker serving several queues takes from the first non-empty one in the order
+        # given (-Q urgent,ladder): validations and challenges before the ladder.
+        "queue_order_strategy": "priority",
     }
 else:
     # kombu's filesystem transport: the same tasks as production, no server to run.
@@ -252,6 +255,14 @@ else:
         "control_folder": str(_BROKER_DIR / "control"),
         "store_processed": False,
     }
+# Matches go to the queue of their kind (web/pipeline/dispatch.py); the periodic jobs to a
+# queue that beat's own worker serves (deploy/run.py, docker-compose.yml).
+CELERY_TASK_DEFAULT_QUEUE = "ladder"
+CELERY_TASK_ROUTES = {
+    "pipeline.top_up_ladder": {"queue": "maintenance"},
+    "pipeline.reap_matches": {"queue": "maintenance"},
+    "pipeline.revalidate_failed": {"queue": "maintenance"},
+}
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_IGNORE_RESULT = True

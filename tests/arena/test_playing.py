@@ -114,6 +114,10 @@ def test_a_dead_runners_staged_job_is_removed_by_the_reaper(tmp_path: Path) -> N
 def test_an_unreachable_engine_is_an_infrastructure_error_with_no_game(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    import cucumbers.runners
+
+    # The Docker runner registers itself process-wide: leave the registry as found.
+    monkeypatch.setattr(cucumbers.runners, "RUNNERS", dict(cucumbers.runners.RUNNERS))
     register()
     monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-engine.sock")
     report = play_job(

@@ -20,6 +20,17 @@ def _fresh_cache() -> Iterator[None]:
     cache.clear()
 
 
+@pytest.fixture(autouse=True)
+def _runner_registry_restored(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Choosing the Docker sandbox registers the arena's runner process-wide (and remembers
+    # that it did): every test leaves the SDK's registry and that memory as it found them.
+    import cucumbers.runners
+    import web.sandbox
+
+    monkeypatch.setattr(cucumbers.runners, "RUNNERS", dict(cucumbers.runners.RUNNERS))
+    monkeypatch.setattr(web.sandbox, "_prepared", set())
+
+
 @pytest.fixture
 def dead_broker() -> Iterator[None]:
     """The Celery app's broker is a port where nothing listens (a broker that is down),

@@ -54,8 +54,13 @@ def test_compose_runs_the_whole_stack_with_health_checks() -> None:
         )
     assert services["migrate"]["depends_on"]["postgres"]["condition"] == "service_healthy"
     assert "gunicorn -c deploy/gunicorn.conf.py web.wsgi" in " ".join(services["web"]["command"])
+    # Match workers serve the urgent queue before the ladder; beat's own worker (-B) the
+    # periodic jobs, so that the reapers never wait behind long matches.
     assert "celery -A web worker" in " ".join(services["worker"]["command"])
-    assert services["beat"]["command"][:4] == ["celery", "-A", "web", "beat"]
+    assert "-Q urgent,ladder" in " ".join(services["worker"]["command"])
+    beat = services["beat"]["command"]
+    assert beat[:4] == ["celery", "-A", "web", "worker"] and "-B" in beat
+    assert beat[beat.index("-Q") + 1] == "maintenance"
     # Published on the loopback only: a TLS proxy goes in front.
     assert all(port.startswith("127.0.0.1:") for port in services["web"]["ports"])
 

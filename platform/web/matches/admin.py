@@ -59,8 +59,8 @@ class MatchAdmin(admin.ModelAdmin):
     @admin.action(description="Requeue the selected failed matches")
     def requeue_failed(self, request: HttpRequest, queryset: QuerySet[Match]) -> None:
         # Only failed ones go back; each gets its task again once the UPDATE committed.
-        ids = list(queryset.filter(status=MatchStatus.FAILED).values_list("pk", flat=True))
-        count = Match.requeue(ids)
-        for match_id in ids:
-            send_match_on_commit(match_id)
+        failed = dict(queryset.filter(status=MatchStatus.FAILED).values_list("pk", "kind"))
+        count = Match.requeue(list(failed))
+        for match_id, kind in failed.items():
+            send_match_on_commit(match_id, kind)
         self.message_user(request, f"{count} failed match(es) queued again.")

@@ -80,7 +80,7 @@ def create_match(
         for index, bot in enumerate(bots)
     )
     log_event(MatchEvent.QUEUED, match=match.pk, kind=kind, game=game, seats=len(bots))
-    send_match_on_commit(match.pk)
+    send_match_on_commit(match.pk, kind)
     return match
 
 

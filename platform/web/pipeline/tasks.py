@@ -9,6 +9,8 @@ from typing import Any
 
 from celery import shared_task
 
+from web.matches.models import Match
+
 from . import ladder, running, validation
 from .dispatch import RUN_MATCH, send_match
 from .events import MatchEvent, log_event
@@ -42,9 +44,10 @@ def top_up_ladder_task() -> dict[str, int]:
 @shared_task(name="pipeline.reap_matches")
 def reap_matches_task() -> int:
     send, failed = running.reap_matches()
+    kinds = dict(Match.objects.filter(pk__in=send).values_list("pk", "kind"))
     for match_id in send:
         log_event(MatchEvent.RESENT, match=match_id)
-        send_match(match_id)
+        send_match(match_id, kinds[match_id])
     return len(send) + len(failed)
 
 

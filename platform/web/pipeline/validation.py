@@ -63,7 +63,7 @@ def queue_validation(version: BotVersion) -> Match:
     log_event(
         MatchEvent.QUEUED, match=match.pk, kind=match.kind, game=match.game, version=version.pk
     )
-    send_match_on_commit(match.pk)
+    send_match_on_commit(match.pk, match.kind)
     return match
 
 

@@ -61,7 +61,7 @@ def test_validation_is_queued_only_when_the_transaction_commits(
         send.assert_not_called()
     assert len(callbacks) == 1
     assert version.validation_match is not None
-    send.assert_called_once_with(version.validation_match.pk)
+    send.assert_called_once_with(version.validation_match.pk, "validation")
 
 
 def test_an_upload_while_the_broker_is_down_is_kept_whole_and_sent_later(

@@ -61,7 +61,10 @@ def worker_env(sandbox: str, **extra: str) -> dict[str, str]:
 @contextmanager
 def celery_worker(env: dict[str, str], log: Path) -> Iterator[subprocess.Popen[bytes]]:
     """A worker (one process in its pool) until the block ends; SIGKILL may end it earlier."""
-    argv = [sys.executable, "-m", "celery", "-A", "web", "worker", "--concurrency=1"]
+    argv = [
+        *[sys.executable, "-m", "celery", "-A", "web", "worker", "--concurrency=1"],
+        *["-Q", "urgent,ladder,maintenance"],
+    ]
     argv += ["--loglevel=INFO", "--without-gossip", "--without-mingle", "--without-heartbeat"]
     with log.open("ab") as out:
         worker = subprocess.Popen(
@@ -83,12 +86,12 @@ def kill(worker: subprocess.Popen[bytes], signum: int) -> None:
             worker.wait()
 
 
-def send(task_name: str, *args: object) -> None:
+def send(task_name: str, *args: object, queue: str = "ladder") -> None:
     """Send a task through Redis (the test process's own app uses the memory broker)."""
     from web.celery import app
 
     with Connection(REDIS_URL) as conn:
-        app.send_task(task_name, args=list(args), connection=conn, queue="celery")
+        app.send_task(task_name, args=list(args), connection=conn, queue=queue)
 
 
 def wait_for(condition: Callable[[], bool], seconds: float, what: str, log: Path) -> None:

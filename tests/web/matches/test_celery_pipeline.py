@@ -53,7 +53,7 @@ def test_uploaded_bots_are_validated_and_play_rated_ladder_matches(
     log = tmp_path / "worker.log"
     with celery_worker(worker_env(sandbox), log):
         for version in versions:  # validation matches, through the same task as the ladder's
-            send("pipeline.run_match", version.validation_match_id)
+            send("pipeline.run_match", version.validation_match_id, queue="urgent")
 
         def all_active() -> bool:
             statuses = set(BotVersion.objects.values_list("status", flat=True))
@@ -113,3 +113,38 @@ def test_a_match_whose_worker_is_killed_is_recorded_once_after_a_restart(
     assert all(bot.games == 40 for bot in seated)
     bots = list(Bot.objects.all())
     assert_history_consistent(bots)
+
+
+def test_a_validation_is_served_before_the_queued_ladder(tmp_path: Path, settings: object) -> None:
+    require_redis()
+    settings.MATCH_GAMES = 1  # type: ignore[attr-defined]
+    settings.VALIDATION_GAMES = 1  # type: ignore[attr-defined]
+    for name in ("gil", "hal", "ivy"):
+        version = upload_version(
+            UserFactory(username=name), "b.py", GOOD_BOT, new_bot_name=name, game="concombre"
+        )
+        BotVersion.objects.filter(pk=version.pk).update(status=VersionStatus.ACTIVE)
+        Bot.objects.filter(pk=version.bot_id).update(active_version=version)
+    ladder = queue_ladder_matches("concombre", 6)
+    newcomer = upload_version(
+        UserFactory(username="joy"), "b.py", GOOD_BOT, new_bot_name="joy", game="concombre"
+    )
+    # Everything is waiting before the worker starts: six ladder matches, then the upload.
+    for match in ladder:
+        send("pipeline.run_match", match.pk, queue="ladder")
+    send("pipeline.run_match", newcomer.validation_match_id, queue="urgent")
+    sent = [m.pk for m in ladder] + [newcomer.validation_match_id]
+    log = tmp_path / "worker.log"
+    with celery_worker(worker_env("process"), log):
+        wait_for(
+            lambda: all(status_of(pk) == MatchStatus.FINISHED for pk in sent),
+            120,
+            "every match sent",
+            log,
+        )
+    started = dict(Match.objects.values_list("pk", "started_at"))
+    assert newcomer.validation_match_id is not None
+    first_ladder = min(started[m.pk] for m in ladder)
+    assert started[newcomer.validation_match_id] < first_ladder, (
+        "the validation waited behind the ladder"
+    )
