@@ -24,8 +24,10 @@ from tests.e2e.replays import (
     concombre_game,
     five_cucumbers_game,
 )
+from tests.web.factories import PASSWORD, StaffFactory
 from tests.web.recorded import Entrant, record_series
 from web.matches.models import Match, MatchKind
+from web.matches.privacy import WITHHELD
 from web.matches.replays import StoredFiles
 
 Replay = dict[str, Any]
@@ -164,9 +166,32 @@ def test_it_steps_through_a_game_by_play_trick_and_round(
     assert viewer.scores() == [0] * len(GAME_1["players"])
 
 
+def log_in_as_staff(page: Any, live_server: Any) -> None:
+    """Staff read every bot's fault details (others see the kind and where)."""
+    staff = StaffFactory(username="root")
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.fill('input[name="username"]', staff.username)
+    page.fill('input[name="password"]', PASSWORD)
+    page.click("main form button")
+    page.wait_for_url(re.compile(r"^(?!.*/accounts/login/).*$"))
+
+
+def test_a_fault_detail_is_withheld_from_those_who_do_not_own_the_bot(
+    page: Any, live_server: Any, match: Match
+) -> None:
+    plays = GAME_1["rounds"][FAULT_ROUND - 1]["tricks"][FAULT_TRICK - 1]["plays"]
+    at = 1 + [p["seat"] for p in plays].index(FAULT_SEAT)
+    viewer = open_match(page, live_server, match, "#" + key(1, FAULT_ROUND, FAULT_TRICK, at))
+    viewer.wait(key(1, FAULT_ROUND, FAULT_TRICK, at))
+    now = viewer.root.locator("[data-fault-now]")
+    assert now.get_attribute("data-fault") == "timeout"
+    assert WITHHELD in now.inner_text() and FAULT_DETAIL not in page.content()
+
+
 def test_a_fault_shows_at_its_moment_and_seats_go_out(
     page: Any, live_server: Any, match: Match
 ) -> None:
+    log_in_as_staff(page, live_server)
     (fault,) = GAME_1["faults"]
     plays = GAME_1["rounds"][FAULT_ROUND - 1]["tricks"][FAULT_TRICK - 1]["plays"]
     at = 1 + [p["seat"] for p in plays].index(FAULT_SEAT)

@@ -13,6 +13,7 @@ from web.accounts.models import ApiToken
 from web.bots.access import sees_private
 from web.bots.models import BOT_NAME_PATTERN, Bot, BotVersion, Game
 from web.matches.models import Match, MatchGame, Participant
+from web.matches.privacy import Sight, faults_seen, outputs_seen, sight
 
 
 class BotSerializer(serializers.ModelSerializer[Bot]):
@@ -141,10 +142,29 @@ class ParticipantSerializer(serializers.ModelSerializer[Participant]):
 
 class MatchGameSerializer(serializers.ModelSerializer[MatchGame]):
     replay = serializers.SerializerMethodField()
+    faults = serializers.SerializerMethodField()
+    outputs = serializers.SerializerMethodField()
 
     class Meta:
         model = MatchGame
-        fields = ["number", "seed", "placement", "faults", "replay"]
+        fields = ["number", "seed", "placement", "faults", "outputs", "replay"]
+
+    def _sight(self, game: MatchGame) -> Sight:
+        cache: dict[int, Sight] = self.context.setdefault("sights", {})
+        if game.match_id not in cache:
+            participants = list(game.match.participants.select_related("bot"))
+            cache[game.match_id] = sight(self.context["request"].user, participants)
+        return cache[game.match_id]
+
+    @extend_schema_field(serializers.ListField(child=serializers.DictField()))
+    def get_faults(self, game: MatchGame) -> list[dict[str, Any]]:
+        """Faults by participant index; a detail only for the bot's owner and staff."""
+        return faults_seen(game, self._sight(game))
+
+    @extend_schema_field(serializers.DictField(child=serializers.CharField()))
+    def get_outputs(self, game: MatchGame) -> dict[str, str]:
+        """What the viewer's own bots printed in this game, by participant index."""
+        return {str(k): v for k, v in outputs_seen(game, self._sight(game)).items()}
 
     @extend_schema_field(serializers.URLField())
     def get_replay(self, game: MatchGame) -> str:

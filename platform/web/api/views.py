@@ -22,7 +22,7 @@ from web.bots.models import Bot, BotVersion, Game
 from web.bots.uploads import check_bot_name, read_upload, upload_version
 from web.matches.access import visible_matches
 from web.matches.models import Match, MatchGame, MatchStatus
-from web.matches.replays import read_replay
+from web.matches.privacy import replay_seen, sight
 
 from . import serializers as s
 from .errors import Refused
@@ -191,10 +191,12 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet[Match]):
     @extend_schema(responses={200: OpenApiTypes.OBJECT})
     @action(detail=True, url_path=r"games/(?P<number>\d+)/replay", url_name="replay")
     def replay(self, request: Request, pk: str, number: str) -> Response:
-        """One game's replay (``cucumbers-replay/1``) as JSON."""
+        """One game's replay (``cucumbers-replay/1``) as JSON; the details of faults of
+        bots that are not the viewer's are withheld."""
         match = get_object_or_404(self.get_queryset(), pk=pk, status=MatchStatus.FINISHED)
         game = get_object_or_404(MatchGame, match=match, number=int(number))
-        return Response(read_replay(game))
+        seen = sight(request.user, list(match.participants.select_related("bot")))
+        return Response(replay_seen(game, seen))
 
 
 class TokenViewSet(

@@ -163,6 +163,9 @@ class MatchGame(models.Model):
     faults = models.JSONField(default=list, help_text="faults with participant indexes")
     replay = models.FileField(storage=replay_storage, max_length=255)
     replay_size = models.PositiveIntegerField(default=0)
+    # Each participant's output tail in this game (gzip-compressed JSON, participant index ->
+    # text), beside the replay; shown to the bot's owner and staff only (matches/privacy.py).
+    outputs = models.FileField(storage=replay_storage, max_length=255, blank=True)
 
     class Meta:
         constraints = [

@@ -4,6 +4,7 @@ Django's storage API (local files by default, any storage backend in production)
 from __future__ import annotations
 
 import gzip
+import json
 from collections.abc import Mapping
 from types import TracebackType
 from typing import Any
@@ -20,6 +21,11 @@ def replay_name(match_id: int, number: int) -> str:
     return f"{match_id // 1000:04d}/{match_id}/game-{number:03d}.json.gz"
 
 
+def outputs_name(match_id: int, number: int) -> str:
+    """Where a game's output tails live, beside its replay (never served as a file)."""
+    return f"{match_id // 1000:04d}/{match_id}/game-{number:03d}.outputs.json.gz"
+
+
 class StoredFiles:
     """Files written while a transaction is open, deleted again if it does not commit
     (a replay is stored only when its row is). Use around ``transaction.atomic()``."""
@@ -32,6 +38,12 @@ class StoredFiles:
         name = replay_storage().save(replay_name(match_id, number), ContentFile(data))
         self.names.append(name)
         return name, len(data)
+
+    def save_outputs(self, match_id: int, number: int, outputs: Mapping[int, str]) -> str:
+        data = gzip_bytes(json.dumps({str(k): v for k, v in outputs.items()}).encode())
+        name = replay_storage().save(outputs_name(match_id, number), ContentFile(data))
+        self.names.append(name)
+        return name
 
     def __enter__(self) -> StoredFiles:
         return self
@@ -52,6 +64,15 @@ def read_replay_bytes(game: MatchGame) -> bytes:
     """The stored (gzip-compressed) bytes of a game's replay."""
     with game.replay.open("rb") as handle:
         return handle.read()
+
+
+def read_outputs(game: MatchGame) -> dict[int, str]:
+    """A game's output tails by participant index (empty when none was kept)."""
+    if not game.outputs:
+        return {}
+    with game.outputs.open("rb") as handle:
+        data = json.loads(gzip.decompress(handle.read()))
+    return {int(index): str(text) for index, text in data.items()}
 
 
 def read_replay(game: MatchGame) -> dict[str, Any]:

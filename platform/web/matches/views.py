@@ -6,10 +6,12 @@ from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
+from cucumbers.replay import dumps_replay, gzip_bytes
 from web.bots.models import Game
 
 from .access import visible_matches
 from .models import MatchGame, MatchStatus
+from .privacy import faults_seen, outputs_seen, replay_seen, sight
 from .replays import read_replay_bytes
 
 PAGE_SIZE = 50
@@ -37,11 +39,16 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
     match = get_object_or_404(visible_matches(request.user), pk=match_id)
     participants = list(match.participants.select_related("bot__owner", "version"))
     names = {p.index: p.name for p in participants}
+    seen = sight(request.user, participants)
     games = [
         (
             game,
             [names.get(index, "?") for index in game.placement],
-            [{**fault, "name": names.get(fault["participant"], "?")} for fault in game.faults],
+            [
+                {**fault, "name": names.get(fault["participant"], "?")}
+                for fault in faults_seen(game, seen)
+            ],
+            [(names.get(index, "?"), text) for index, text in outputs_seen(game, seen).items()],
         )
         for game in match.games.all()
     ]
@@ -55,7 +62,12 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
 def replay_download(request: HttpRequest, match_id: int, number: int) -> HttpResponse:
     match = get_object_or_404(visible_matches(request.user), pk=match_id)
     game = get_object_or_404(MatchGame, match=match, number=number)
-    response = HttpResponse(read_replay_bytes(game), content_type="application/gzip")
+    seen = sight(request.user, list(match.participants.select_related("bot")))
+    if seen.sees_all or not game.faults:
+        data = read_replay_bytes(game)
+    else:  # fault details the viewer may not read are withheld
+        data = gzip_bytes(dumps_replay(replay_seen(game, seen)))
+    response = HttpResponse(data, content_type="application/gzip")
     filename = f"match-{match_id}-game-{number:03d}.json.gz"
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response

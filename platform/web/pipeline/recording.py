@@ -76,6 +76,9 @@ def store_games(match: Match, outcomes: Sequence[GameOutcome], files: StoredFile
             row.replay.name, row.replay_size = files.save_replay(
                 match.pk, outcome.game_number, outcome.replay
             )
+        printed = {outcome.bots[seat]: text for seat, text in enumerate(outcome.outputs) if text}
+        if printed:
+            row.outputs.name = files.save_outputs(match.pk, outcome.game_number, printed)
         row.save()
 
 

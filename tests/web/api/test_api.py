@@ -296,3 +296,20 @@ def test_an_upload_response_never_includes_private_fields_for_others(
     )
     body = client.get(f"/api/bots/{bot.pk}/versions/").json()
     assert "secret" not in str(body)
+
+
+def test_the_api_answers_while_the_rate_limits_cache_is_down(
+    client: Client, api: Client, user: User, settings: object, caplog: pytest.LogCaptureFixture
+) -> None:
+    # A Redis cache where nothing listens: Redis is down.
+    settings.CACHES = {  # type: ignore[attr-defined]
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": "redis://127.0.0.1:9/0",
+            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+        }
+    }
+    assert client.get("/api/bots/").status_code == 200
+    bot = BotFactory(owner=user)
+    assert api.post(f"/api/bots/{bot.pk}/versions/", {"file": py()}).status_code == 201
+    assert "rate limits not applied: the cache cannot be reached" in caplog.text
