@@ -19,6 +19,7 @@ lint: install
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy --strict sdk/src/cucumbers arena
 	$(BIN)/mypy benchmarks
+	$(BIN)/lint-imports
 
 # The sandbox tests need a Docker engine and the sandbox image: start or install the engine
 # (Debian, root), then build the image unless an up-to-date one exists.

@@ -67,7 +67,7 @@ def main() -> int:
 
         call_command("collectstatic", interactive=False, verbosity=0)  # as in production
 
-        from web.bots.charts import bot_stats
+        from web.pages.charts import bot_stats
 
         # The test suite's bulk factories (imported by name: mypy checks the tests apart).
         history = importlib.import_module("tests.web.bots.history")

@@ -206,3 +206,8 @@ class TokenSerializer(serializers.ModelSerializer[ApiToken]):
         model = ApiToken
         fields = ["id", "name", "shown", "created_at", "last_used_at", "revoked_at", "token"]
         read_only_fields = ["shown", "created_at", "last_used_at", "revoked_at"]
+
+
+class ChallengeRequest(serializers.Serializer[dict[str, object]]):
+    bot = serializers.IntegerField(help_text="your bot's id")
+    opponents = serializers.ListField(child=serializers.IntegerField(), min_length=1)

@@ -1,4 +1,4 @@
-"""``GET /api/bots/<id>/stats/``: the bot page's chart data (web.bots.charts) as JSON,
+"""``GET /api/bots/<id>/stats/``: the bot page's chart data (web.pages.charts) as JSON,
 public like the page, read-only."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from web.bots import access
-from web.bots.charts import ELO_POINTS, HEAD_TO_HEAD, BotStats, bot_stats
+from web.pages.charts import ELO_POINTS, HEAD_TO_HEAD, BotStats, bot_stats
 
 #: Bounds of the ``points`` parameter: a full 10,000-game history is never sent as is.
 MAX_POINTS = 2000

@@ -4,8 +4,6 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
-from web.matches.arena_views import ChallengeView
-
 from . import views
 from .stats import BotStatsView
 
@@ -18,7 +16,7 @@ router.register("tokens", views.TokenViewSet, basename="api-token")
 urlpatterns = [
     path("leaderboard/", views.LeaderboardView.as_view(), name="api-leaderboard"),
     path("uploads/", views.UploadView.as_view(), name="api-upload"),
-    path("challenges/", ChallengeView.as_view(), name="api-challenge"),
+    path("challenges/", views.ChallengeView.as_view(), name="api-challenge"),
     path("bots/<int:bot_pk>/stats/", BotStatsView.as_view(), name="api-bot-stats"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),

@@ -21,6 +21,7 @@ from web.bots.errors import UploadError, UploadProblem
 from web.bots.models import Bot, BotVersion, Game
 from web.bots.uploads import check_bot_name, read_upload, upload_version
 from web.matches.access import visible_matches
+from web.matches.challenges import ChallengeError, create_challenge
 from web.matches.models import Match, MatchGame, MatchStatus
 from web.matches.privacy import replay_seen, sight
 
@@ -228,3 +229,24 @@ class TokenViewSet(
 
     def perform_destroy(self, instance: ApiToken) -> None:
         instance.revoke()
+
+
+class ChallengeView(generics.GenericAPIView[Any]):
+    """Ask for an unrated match between your bot and the bots you pick (quota per hour)."""
+
+    permission_classes = [permissions.IsAuthenticated]
+    serializer_class = s.ChallengeRequest
+
+    def post(self, request: Request) -> Response:
+        data = s.ChallengeRequest(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            match = create_challenge(
+                request.user, data.validated_data["bot"], data.validated_data["opponents"]
+            )
+        except ChallengeError as error:
+            raise Refused(error) from None
+        return Response(
+            {"id": match.pk, "status": match.status, "url": match.get_absolute_url()},
+            status=status.HTTP_201_CREATED,
+        )

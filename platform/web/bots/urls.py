@@ -6,7 +6,6 @@ from . import views
 
 urlpatterns = [
     path("bots/new/", views.bot_create, name="bot-create"),
-    path("bots/<int:bot_id>/", views.bot_detail, name="bot-detail"),
     path("bots/<int:bot_id>/upload/", views.bot_upload, name="bot-upload"),
     path("bots/<int:bot_id>/active/", views.bot_set_active, name="bot-set-active"),
     path(

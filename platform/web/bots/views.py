@@ -9,38 +9,11 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from web.matches.models import MatchKind, Participant
-
 from . import access
-from .chart_svg import page_charts
-from .charts import bot_stats
 from .errors import UploadError
 from .forms import BotCreateForm, UploadForm
 from .models import Bot, BotVersion
 from .uploads import read_upload, upload_version
-
-RECENT_MATCHES = 20
-
-
-def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
-    bot = access.public_bot(bot_id)
-    private = access.sees_private(request.user, bot)
-    recent = Participant.objects.filter(bot=bot).select_related("match", "version")
-    if not private:  # validation matches are the owner's feedback (see matches.access)
-        recent = recent.exclude(match__kind=MatchKind.VALIDATION)
-    return render(
-        request,
-        "bots/detail.html",
-        {
-            "bot": bot,
-            "rank": bot.rank(),
-            "versions": bot.versions.all(),
-            "private": private,
-            "owner": access.is_owner(request.user, bot),
-            "recent": recent.order_by("-match_id")[:RECENT_MATCHES],
-            "charts": page_charts(bot_stats(bot)),
-        },
-    )
 
 
 def _upload_failed(

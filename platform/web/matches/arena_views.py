@@ -1,5 +1,6 @@
-"""Pages and API endpoint of the ladder: the challenge form, the staff status page, and
-``POST /api/challenges/``. Thin: the work is in ``challenges.py`` and ``status.py``."""
+"""Pages of the arena: the challenge form and the staff status page (``POST
+/api/challenges/`` is the API's). Thin: the work is in ``challenges.py`` and
+``web/pipeline/status.py``."""
 
 from __future__ import annotations
 
@@ -8,13 +9,7 @@ from django.contrib.admin.views.decorators import staff_member_required
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from rest_framework import serializers, status
-from rest_framework.permissions import IsAuthenticated
-from rest_framework.request import Request
-from rest_framework.response import Response
-from rest_framework.views import APIView
 
-from web.api.errors import Refused
 from web.bots.access import owned_bot
 from web.bots.models import Bot
 from web.pipeline.status import pipeline_status
@@ -60,29 +55,3 @@ def challenge(request: HttpRequest, bot_id: int) -> HttpResponse:
 @staff_member_required
 def arena_status(request: HttpRequest) -> HttpResponse:
     return render(request, "matches/status.html", {"status": pipeline_status()})
-
-
-class ChallengeRequest(serializers.Serializer[dict[str, object]]):
-    bot = serializers.IntegerField(help_text="your bot's id")
-    opponents = serializers.ListField(child=serializers.IntegerField(), min_length=1)
-
-
-class ChallengeView(APIView):
-    """Ask for an unrated match between your bot and the bots you pick (quota per hour)."""
-
-    permission_classes = [IsAuthenticated]
-    serializer_class = ChallengeRequest
-
-    def post(self, request: Request) -> Response:
-        data = ChallengeRequest(data=request.data)
-        data.is_valid(raise_exception=True)
-        try:
-            match = create_challenge(
-                request.user, data.validated_data["bot"], data.validated_data["opponents"]
-            )
-        except ChallengeError as error:
-            raise Refused(error) from None
-        return Response(
-            {"id": match.pk, "status": match.status, "url": match.get_absolute_url()},
-            status=status.HTTP_201_CREATED,
-        )

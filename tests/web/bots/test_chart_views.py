@@ -13,8 +13,8 @@ from django.test.utils import CaptureQueriesContext
 
 from tests.web.bots.history import record_history
 from tests.web.factories import active_bot
-from web.bots.charts import HeadToHead, Placements, bot_stats
 from web.bots.models import Bot
+from web.pages.charts import HeadToHead, Placements, bot_stats
 
 pytestmark = pytest.mark.django_db
 

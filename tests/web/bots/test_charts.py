@@ -1,4 +1,4 @@
-"""The bot page's chart maths (web.bots.charts, web.bots.chart_svg): pure functions checked
+"""The bot page's chart maths (web.pages.charts, web.pages.chart_svg): pure functions checked
 against hand-computed values, no database."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from web.bots.chart_svg import elo_chart, nice_ticks, placement_chart
-from web.bots.charts import (
+from web.pages.chart_svg import elo_chart, nice_ticks, placement_chart
+from web.pages.charts import (
     EloHistory,
     HeadToHead,
     Placements,

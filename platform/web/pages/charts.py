@@ -14,7 +14,8 @@ from datetime import datetime
 
 from django.db.models import QuerySet
 
-from .models import Bot
+from web.bots.models import Bot
+from web.matches.models import MatchGame, MatchStatus, Participant, RatingChange
 
 #: Points of the Elo line: enough for a 640-unit-wide chart, few enough for a light page.
 ELO_POINTS = 200
@@ -203,7 +204,6 @@ def games_as_bots(
 
 
 def _rated_matches(bot: Bot) -> QuerySet[object]:
-    from web.matches.models import MatchStatus, Participant  # matches imports bots
 
     return Participant.objects.filter(
         bot=bot, match__rated=True, match__status=MatchStatus.FINISHED
@@ -220,7 +220,6 @@ def bot_stats(
     ``rating_history``), the seats and the games of the bot's rated matches (both by match id,
     through their unique indexes, with the bot's matches as a subquery on
     ``participant_bot_recent``), and the head-to-head opponents."""
-    from web.matches.models import MatchGame, Participant, RatingChange
 
     history = (
         RatingChange.objects.filter(bot=bot)
