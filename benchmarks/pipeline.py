@@ -144,8 +144,8 @@ def breakdown(matches: int) -> None:
     for match in queued:
         report = run_match(match.pk, SandboxKind.DOCKER)
         assert report.result == "finished", report
-        for key, value in report.timings.as_fields().items():
-            totals[key] = totals.get(key, 0.0) + value
+        for key, value in report.timings.items():
+            totals[f"t_{key}"] = totals.get(f"t_{key}", 0.0) + value
     wall = (time.perf_counter() - started) / matches
     after = cpu_sample()
     cpu = {key: (after[key] - before[key]) / matches for key in before}
