@@ -18,9 +18,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from celery import bootsteps
-from docker.errors import DockerException
 
-from .sandbox.container import engine_client
+from .sandbox.container import engine_problem
 
 logger = logging.getLogger(__name__)
 
@@ -34,25 +33,9 @@ class EngineUnavailable(SystemExit):
     """The Docker engine does not answer at a worker's start: the worker must not run."""
 
 
-def engine_problem() -> str | None:
-    """Why the Docker engine does not answer a ping now, or None when it does."""
-    try:
-        client = engine_client()
-    except (DockerException, OSError) as error:
-        return str(error) or type(error).__name__
-    try:
-        client.api.timeout = PING_SECONDS
-        client.ping()
-    except (DockerException, OSError) as error:
-        return str(error) or type(error).__name__
-    finally:
-        client.close()
-    return None
-
-
 def require_engine() -> None:
     """Stop (exit status 1) with a message naming the Docker engine if it does not answer."""
-    problem = engine_problem()
+    problem = engine_problem(PING_SECONDS)
     if problem is not None:
         message = (
             "this worker runs bots in the Docker sandbox only, and the Docker engine cannot be"
@@ -85,7 +68,7 @@ class EngineWatch(bootsteps.StartStopStep):  # type: ignore[misc]
             self._timer = None
 
     def check(self, consumer: Any) -> None:
-        problem = engine_problem()
+        problem = engine_problem(PING_SECONDS)
         if problem is not None and not self.paused:
             self.paused = [q for q in self.queues if consumer.task_consumer.consuming_from(q)]
             for queue in self.paused:

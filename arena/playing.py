@@ -89,7 +89,9 @@ def play_job(
             sandbox=runner_name,
             status=status,
             reason=reason[:2000],
-            games=tuple(GameReport.of(o) for o in outcomes) if not reason else (),
+            games=tuple(GameReport.of(o) for o in outcomes)
+            if status is ReportStatus.PLAYED
+            else (),
             timings=Timings(**timings),
         )
 

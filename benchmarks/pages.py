@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import itertools
-import os
 import shutil
 import statistics
 import sys
@@ -29,7 +28,7 @@ import tempfile
 import time
 from collections.abc import Callable
 
-from pipeline import REPO, environment, fresh_database, setup_django
+from pipeline import REPO, environment, fresh_database, load_average, setup_django
 
 DB_NAME = "cucumbers_bench_pages"
 
@@ -75,7 +74,7 @@ def main() -> int:
         record_history, active_bot = history.record_history, factories.active_bot
         factories.make_bots(10_000)
 
-        print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        print(f"load average before: {load_average()}")
         veterans = [active_bot(name=f"vet{i}") for i in range(4)]
         orders = list(itertools.permutations(range(4)))
         record_history(
@@ -104,7 +103,7 @@ def main() -> int:
             median_seconds(lambda: client.get(veteran.get_absolute_url()), args.runs),
             3.0,
         )
-        print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        print(f"load average at the end: {load_average()}")
     finally:
         shutil.rmtree(data_dir, ignore_errors=True)
     return 0

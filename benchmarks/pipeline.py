@@ -54,6 +54,11 @@ def environment(data_dir: str, database: str = DB_NAME) -> dict[str, str]:
     }
 
 
+def load_average() -> str:
+    """The machine's load averages (1, 5, 15 minutes), printed beside figures it lowers."""
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
 def fresh_database(database: str = DB_NAME) -> None:
     import psycopg
 
@@ -253,7 +258,7 @@ def main() -> int:
         env = environment(data_dir)
         fresh_database()
         setup_django(env)
-        print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        print(f"load average before: {load_average()}")
         playing = house_bots_playing(args.bots.split(","))
         print(f"{playing} house bots on the Five Cucumbers ladder ({args.bots}), 4-bot tables")
         breakdown(args.breakdown_matches)
@@ -263,7 +268,7 @@ def main() -> int:
             f"rated games per hour: {per_hour:,.0f} ({verdict} the {TARGET_PER_HOUR:,} target,"
             f" {per_hour / TARGET_PER_HOUR:.2f}x)"
         )
-        print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        print(f"load average at the end: {load_average()}")
     finally:
         shutil.rmtree(data_dir, ignore_errors=True)
     return 0

@@ -77,9 +77,30 @@ STAGING_PREFIX = "cucumbers-sandbox-"
 _STAGED = re.compile(rf"^{STAGING_PREFIX}([0-9a-f]{{8}})-(\d+)-(\d+)-[^/]+$")
 
 
-def engine_client() -> docker.DockerClient:
+def engine_client(timeout: float = API_TIMEOUT) -> docker.DockerClient:
     """A client of the local Docker engine (raises ``DockerException`` without one)."""
-    return docker.from_env(timeout=API_TIMEOUT)
+    return docker.from_env(timeout=timeout)
+
+
+def ping_problem(client: docker.DockerClient) -> str | None:
+    """Why the engine of ``client`` does not answer a ping now, or None when it does."""
+    try:
+        client.ping()
+    except (DockerException, OSError) as error:
+        return str(error) or type(error).__name__
+    return None
+
+
+def engine_problem(timeout: float) -> str | None:
+    """Why the local Docker engine does not answer a ping within ``timeout``, or None."""
+    try:
+        client = engine_client(timeout)
+    except (DockerException, OSError) as error:
+        return str(error) or type(error).__name__
+    try:
+        return ping_problem(client)
+    finally:
+        client.close()
 
 
 def remove_container(client: docker.DockerClient, name: str) -> bool:
@@ -290,11 +311,7 @@ class ContainerHost(HostChannel):
 
     def engine_lost(self) -> str | None:
         """Why the engine does not answer now, or None when it does."""
-        try:
-            self.seat.client.ping()
-        except (DockerException, OSError) as error:
-            return str(error) or type(error).__name__
-        return None
+        return ping_problem(self.seat.client)
 
     def refusal(self) -> str | None:
         """Why the engine refused to start the container, if it did (the bot never ran).

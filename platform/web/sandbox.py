@@ -35,16 +35,9 @@ def current_sandbox() -> SandboxKind:
 def docker_engine_answers() -> bool:
     """Whether a Docker engine answers a ping within a couple of seconds (``make run``
     asks, to choose its sandbox; a worker never does, it only uses the one it is given)."""
-    try:
-        import docker
+    from arena.sandbox.container import engine_problem
 
-        client = docker.from_env(timeout=DOCKER_PING_SECONDS)
-        try:
-            return bool(client.ping())
-        finally:
-            client.close()
-    except Exception:  # any failure means "no engine here", whatever the library raised
-        return False
+    return engine_problem(DOCKER_PING_SECONDS) is None
 
 
 _prepared: set[SandboxKind] = set()

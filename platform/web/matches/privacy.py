@@ -29,10 +29,6 @@ class Sight:
     def sees(self, participant: int) -> bool:
         return self.everything or participant in self.own
 
-    @property
-    def sees_all(self) -> bool:
-        return self.everything
-
 
 def sight(user: AbstractBaseUser | AnonymousUser, participants: Sequence[Participant]) -> Sight:
     """What ``user`` may read of the match of ``participants``."""
@@ -65,7 +61,7 @@ def replay_seen(game: MatchGame, seen: Sight) -> dict[str, Any]:
     """The game's replay with the details of faults the viewer may not read withheld (the
     replay's faults are the game's, in the same order)."""
     replay = read_replay(game)
-    if seen.sees_all or not game.faults:
+    if seen.everything or not game.faults:
         return replay
     shown = copy.deepcopy(replay)
     for fault, recorded in zip(shown.get("faults", []), game.faults, strict=False):

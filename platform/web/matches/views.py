@@ -63,7 +63,7 @@ def replay_download(request: HttpRequest, match_id: int, number: int) -> HttpRes
     match = get_object_or_404(visible_matches(request.user), pk=match_id)
     game = get_object_or_404(MatchGame, match=match, number=number)
     seen = sight(request.user, list(match.participants.select_related("bot")))
-    if seen.sees_all or not game.faults:
+    if seen.everything or not game.faults:
         data = read_replay_bytes(game)
     else:  # fault details the viewer may not read are withheld
         data = gzip_bytes(dumps_replay(replay_seen(game, seen)))

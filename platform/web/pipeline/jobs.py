@@ -47,6 +47,12 @@ def job_for(match: Match, participants: Sequence[Participant], attempt: uuid.UUI
         raise UnplayableMatch(f"{match} cannot be played: {error}") from error
 
 
+def is_builtin(entrant: Participant) -> bool:
+    """Whether ``entrant`` is a built-in opponent (an uploaded bot deleted since it was
+    queued has lost its version too, but keeps its ``owner/name``)."""
+    return entrant.version is None and entrant.name.startswith(BUILTIN_PREFIX)
+
+
 def _seat(entrant: Participant) -> JobSeat:
     version = entrant.version
     if version is None:

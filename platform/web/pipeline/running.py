@@ -29,7 +29,7 @@ from web.sandbox import SandboxKind, current_sandbox, prepare_runner
 
 from . import validation
 from .events import MatchEvent, log_event
-from .jobs import UnplayableMatch, job_for
+from .jobs import UnplayableMatch, is_builtin, job_for
 from .recording import record_report
 
 #: Longest wait between two attempts after infrastructure errors.
@@ -60,7 +60,7 @@ def lease() -> timedelta:
 
 def worker_name() -> str:
     """Who plays matches in this process, as match pages show it."""
-    return f"{socket.gethostname()}"
+    return socket.gethostname()
 
 
 def release(match_id: int, attempt: uuid.UUID) -> bool:
@@ -116,10 +116,7 @@ def claim_job(match_id: int) -> Claimed | RunReport:
         fail(match_id, reason, attempt)
         return RunReport(RunResult.FAILED, reason=reason)
     participants = list(match.participants.select_related("version").order_by("index"))
-    # A built-in opponent has neither; an uploaded bot deleted since it was queued lost both.
-    if any(
-        p.version is None and p.bot_id is None and not _is_builtin(p.name) for p in participants
-    ):
+    if any(p.version is None and not is_builtin(p) for p in participants):
         reason = "a bot of this match was deleted before it could play"
         fail(match_id, reason, attempt)
         return RunReport(RunResult.FAILED, reason=reason)
@@ -130,10 +127,6 @@ def claim_job(match_id: int) -> Claimed | RunReport:
     except UnplayableMatch as error:
         fail(match_id, str(error), attempt)
         return RunReport(RunResult.FAILED, reason=str(error))
-
-
-def _is_builtin(name: str) -> bool:
-    return name.startswith("builtin:")
 
 
 def run_match(match_id: int, sandbox: SandboxKind | None = None) -> RunReport:

@@ -125,11 +125,16 @@ def _call_hook(function: Callable[[T], object], argument: T) -> str | None:
     return None
 
 
-def write_fence() -> None:
-    """Flush what the bot left in the text streams, then mark the end of a game's output."""
+def flush_streams() -> None:
+    """Write out what the bot left in the text streams."""
     for stream in (sys.stdout, sys.stderr):
         with suppress(BaseException):  # the bot may have replaced or broken the stream
             stream.flush()
+
+
+def write_fence() -> None:
+    """Flush what the bot left in the text streams, then mark the end of a game's output."""
+    flush_streams()
     with suppress(OSError):
         os.write(2, OUTPUT_FENCE)
 
@@ -207,9 +212,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _exit(status: int) -> None:
-    for stream in (sys.stdout, sys.stderr):
-        with suppress(BaseException):  # the bot may have replaced the stream
-            stream.flush()
+    flush_streams()
     # os._exit: neither the bot's non-daemon threads nor its atexit handlers may keep the
     # host alive (or running bot code) after the runner said quit.
     os._exit(status)
