@@ -18,6 +18,7 @@ lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy --strict sdk/src/cucumbers arena
+	$(BIN)/mypy platform/web
 	$(BIN)/mypy benchmarks
 	$(BIN)/lint-imports
 

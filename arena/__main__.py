@@ -3,21 +3,30 @@
 - ``image [--base auto|registry|offline] [--force]``: build (or reuse) the sandbox image.
 - ``match BOT BOT... [--sandbox docker|process|none] ...``: play a match exactly as the
   workers do; same options, output and replays as ``cucumbers play``.
-- ``reap [--all]``: remove sandbox containers left behind by runners that died.
+- ``reap [--all]``: remove sandbox containers (and staged sources) left behind by runners
+  that died.
+- ``worker [--name NAME] [--concurrency N] [--sandbox docker|process]``: an arena worker,
+  playing matches from the broker (``REDIS_URL``) until stopped; see :mod:`arena.worker`.
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
+import os
+import socket
 import sys
 from collections.abc import Sequence
 
 from cucumbers.cli import add_match_arguments, run_match_command
 
-from .sandbox.errors import SandboxError
+from .broker import MATCH_QUEUES, BrokerSettings, BrokerSettingsError
+from .engine_watch import EngineUnavailable
+from .sandbox.errors import SandboxError, SettingsError
 from .sandbox.image import BaseChoice, ImageError, ensure_image
 from .sandbox.reaper import reap_containers
 from .sandbox.runner import register
+from .sandbox.settings import SandboxSettings
 
 
 def cmd_image(args: argparse.Namespace) -> int:
@@ -45,6 +54,43 @@ def cmd_reap(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_worker(args: argparse.Namespace) -> int:
+    from .worker import SANDBOXES, WorkerConfig, run_worker
+
+    sandbox = args.sandbox or os.environ.get("SANDBOX", "").strip() or "docker"
+    if sandbox not in SANDBOXES:
+        print(f"arena: error: SANDBOX={sandbox!r}: one of {', '.join(SANDBOXES)}", file=sys.stderr)
+        return 2
+    try:
+        broker = BrokerSettings.from_env()
+        broker.celery()  # no broker named: say so now, not from inside Celery
+        limits = SandboxSettings.from_env()  # a mistyped limit stops the worker here
+    except (BrokerSettingsError, SettingsError) as error:
+        print(f"arena: error: {error}", file=sys.stderr)
+        return 2
+    config = WorkerConfig(name=args.name, sandbox=sandbox, staging_dir=limits.staging_dir)
+    logging.basicConfig(level=logging.INFO, format="[%(asctime)s: %(levelname)s/arena] %(message)s")
+    try:
+        run_worker(
+            config, broker, concurrency=args.concurrency, queues=tuple(args.queues.split(","))
+        )
+    except EngineUnavailable:
+        return 1  # logged, naming the engine
+    return 0
+
+
+def _name(text: str) -> str:
+    if not 1 <= len(text) <= 100 or any(c.isspace() or c == "@" for c in text):
+        raise argparse.ArgumentTypeError("1 to 100 characters, no space and no '@'")
+    return text
+
+
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError("a whole number, at least 1")
+    return int(text)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m arena", description=__doc__.split("\n")[0])
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -61,6 +107,36 @@ def build_parser() -> argparse.ArgumentParser:
     reap = commands.add_parser("reap", help="remove containers of runners that died")
     reap.add_argument("--all", action="store_true", help="remove every sandbox container")
     reap.set_defaults(run=cmd_reap)
+
+    worker = commands.add_parser(
+        "worker",
+        help="play matches from the broker (REDIS_URL) in the sandbox",
+        description="An arena worker: it needs the broker (REDIS_URL) and a Docker engine,"
+        " nothing else. It plays matches until stopped (SIGTERM lets running matches end).",
+    )
+    worker.add_argument(
+        "--name",
+        type=_name,
+        default=socket.gethostname(),
+        help="how match pages name this worker (default: the host name)",
+    )
+    worker.add_argument(
+        "--concurrency",
+        type=_positive,
+        default=2,
+        help="matches played at once (default: 2)",
+    )
+    worker.add_argument(
+        "--sandbox",
+        choices=["docker", "process"],
+        help="docker (default; or $SANDBOX), or process: bots unsandboxed, local use only",
+    )
+    worker.add_argument(
+        "--queues",
+        default=",".join(MATCH_QUEUES),
+        help=f"queues served, first served first (default: {','.join(MATCH_QUEUES)})",
+    )
+    worker.set_defaults(run=cmd_worker)
     return parser
 
 

@@ -31,6 +31,7 @@ from cucumbers.runners.base import Limits
 
 JOB_SCHEMA: Final = "cucumbers-match-job/1"
 REPORT_SCHEMA: Final = "cucumbers-match-report/1"
+STARTED_SCHEMA: Final = "cucumbers-match-started/1"
 #: Largest source a job may carry (the platform's upload limit is below it).
 MAX_SOURCE_CHARS = 1_000_000
 #: Most games a job may ask for.
@@ -276,7 +277,20 @@ class MatchReport(_Message):
         return [game.outcome() for game in self.games]
 
 
-def dump(message: MatchJob | MatchReport) -> str:
+class MatchStarted(_Message):
+    """A worker began ``attempt`` of ``match``: the platform shows it running, on
+    ``worker``, and its lease starts."""
+
+    schema_: Literal["cucumbers-match-started/1"] = Field(STARTED_SCHEMA, alias="schema")
+    match: Annotated[int, Field(ge=1)]
+    attempt: uuid.UUID
+    worker: Name
+    sandbox: Name
+
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True, populate_by_name=True)
+
+
+def dump(message: MatchJob | MatchReport | MatchStarted) -> str:
     """The message as the JSON text that travels."""
     return message.model_dump_json(by_alias=True)
 
@@ -291,7 +305,12 @@ def load_report(text: str | bytes) -> MatchReport:
     return _load(MatchReport, text)
 
 
-_Model = TypeVar("_Model", MatchJob, MatchReport)
+def load_started(text: str | bytes) -> MatchStarted:
+    """A started message from its JSON text; raises :class:`ContractError`."""
+    return _load(MatchStarted, text)
+
+
+_Model = TypeVar("_Model", MatchJob, MatchReport, MatchStarted)
 
 
 def _load(model: type[_Model], text: str | bytes) -> _Model:

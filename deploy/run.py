@@ -2,9 +2,11 @@
 """``make run``: the platform on embedded defaults, in the foreground.
 
 Migrates, registers the house bots and the demo account, then runs the web server
-(http://127.0.0.1:8000), a Celery worker and the Celery scheduler until Ctrl-C, which stops
-all three. SQLite and kombu's filesystem broker under ``DATA_DIR`` (default ``.data/``) need
-no server; ``DATABASE_URL`` and ``REDIS_URL`` switch to PostgreSQL and Redis.
+(http://127.0.0.1:8000), the platform's worker with the scheduler (reports and periodic
+jobs) and one arena worker (matches, with only the broker's and the sandbox's variables in
+its environment) until Ctrl-C, which stops all three. SQLite and kombu's filesystem broker
+under ``DATA_DIR`` (default ``.data/``) need no server; ``DATABASE_URL`` and ``REDIS_URL``
+switch to PostgreSQL and Redis.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from arena.worker import worker_environment
 
 REPO = Path(__file__).resolve().parents[1]
 PYTHON = sys.executable
@@ -75,7 +79,7 @@ def stop(children: dict[str, subprocess.Popen[bytes]]) -> None:
     for child in children.values():
         if child.poll() is None:
             child.terminate()
-    worker = children.get("worker")
+    worker = children.get("arena")
     if worker is not None:
         try:
             worker.wait(timeout=WARM_SECONDS)
@@ -102,40 +106,23 @@ def main() -> int:
     manage("migrate", "--noinput", "-v", "1", env=env)
     manage("bootstrap", env=env)
     prepare_sandbox(env)
-    celery = [PYTHON, "-m", "celery", "-A", "web"]
+    data_dir = Path(env.get("DATA_DIR") or REPO / ".data").resolve()
+    arena_env = worker_environment(env)
+    if not env.get("REDIS_URL"):
+        arena_env["CUCUMBERS_BROKER_DIR"] = str(data_dir / "broker")
     children = {
         "web": start("web", [PYTHON, "manage.py", "runserver", ADDRESS, "--noreload"], env),
-        # Matches, urgent ones first; the periodic jobs on beat's own worker (-B), so that a
-        # reaper never waits behind long matches.
-        "worker": start(
-            "worker",
+        # What arena workers send back, before the periodic jobs; the scheduler (-B).
+        "platform": start(
+            "platform",
             [
-                *celery,
-                "worker",
-                "--loglevel=INFO",
-                "--concurrency=2",
-                "-Q",
-                "urgent,ladder",
-                "-n",
-                "matches@%h",
+                *[PYTHON, "-m", "celery", "-A", "web", "worker", "-B", "--loglevel=INFO"],
+                *["--concurrency=1", "-Q", "reports,maintenance", "-n", "platform@%h"],
             ],
             env,
         ),
-        "beat": start(
-            "beat",
-            [
-                *celery,
-                "worker",
-                "-B",
-                "--loglevel=INFO",
-                "--concurrency=1",
-                "-Q",
-                "maintenance",
-                "-n",
-                "maintenance@%h",
-            ],
-            env,
-        ),
+        # Matches, urgent ones first.
+        "arena": start("arena", [PYTHON, "-m", "arena", "worker", "--concurrency=2"], arena_env),
     }
     print(f"run: Cucumber Arena at http://{ADDRESS}/ (Ctrl-C stops everything)", flush=True)
     stopping = False

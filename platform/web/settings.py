@@ -13,6 +13,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from arena.broker import MAINTENANCE_QUEUE, REPORT_TASK, REPORTS_QUEUE, STARTED_TASK, BrokerSettings
 from cucumbers.viewer_html import VIEWER_DIR
 
 from .env import envbool, envchoice, envint, envlist, envstr
@@ -236,49 +237,25 @@ MATCH_REAPER_SECONDS = envint("MATCH_REAPER_SECONDS", 60, minimum=1)
 CHALLENGES_PER_HOUR = envint("CHALLENGES_PER_HOUR", 10, minimum=1)
 
 # --- Celery -------------------------------------------------------------------------------
-if REDIS_URL:
-    CELERY_BROKER_URL = REDIS_URL
-    # A message taken by a worker that died is delivered again after this long; workers
-    # look for such messages every tenth restore interval.
-    CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {
-        "visibility_timeout": envint("CELERY_VISIBILITY_TIMEOUT", 3600, minimum=1),
-        "unacked_restore_interval": envint("CELERY_RESTORE_INTERVAL", 10, minimum=1),
-        # A worker serving several queues takes from the first non-empty one in the order
-        # given (-Q urgent,ladder): validations and challenges before the ladder.
-        "queue_order_strategy": "priority",
-    }
-else:
-    # kombu's filesystem transport: the same tasks as production, no server to run.
-    _BROKER_DIR = DATA_DIR / "broker"
-    for _folder in ("queue", "processed", "control"):
-        (_BROKER_DIR / _folder).mkdir(parents=True, exist_ok=True)
-    CELERY_BROKER_URL = "filesystem://"
-    CELERY_BROKER_TRANSPORT_OPTIONS = {
-        "data_folder_in": str(_BROKER_DIR / "queue"),
-        "data_folder_out": str(_BROKER_DIR / "queue"),
-        "processed_folder": str(_BROKER_DIR / "processed"),
-        "control_folder": str(_BROKER_DIR / "control"),
-        "store_processed": False,
-    }
-# Matches go to the queue of their kind (web/pipeline/dispatch.py); the periodic jobs to a
-# queue that beat's own worker serves (deploy/run.py, docker-compose.yml).
-CELERY_TASK_DEFAULT_QUEUE = "ladder"
+# The broker between the platform and the arena workers (arena/broker.py reads the same
+# variables for the workers): REDIS_URL, or kombu's filesystem transport in DATA_DIR/broker
+# for `make run` (the same tasks as production, no server to run). CELERY_VISIBILITY_TIMEOUT:
+# a message taken by a worker that died is delivered again after this long; workers look for
+# such messages every tenth CELERY_RESTORE_INTERVAL.
+_BROKER = BrokerSettings.from_env(folder=DATA_DIR / "broker").celery()
+CELERY_BROKER_URL = _BROKER["broker_url"]
+CELERY_BROKER_TRANSPORT_OPTIONS = _BROKER["broker_transport_options"]
+# This project's worker serves what arena workers send back (reports first) and the periodic
+# jobs (deploy/run.py, docker-compose.yml); matches go to the arena's queues by name
+# (web/pipeline/dispatch.py). Delivery (acks late...) is arena.broker.DELIVERY (web/celery.py).
+CELERY_TASK_DEFAULT_QUEUE = MAINTENANCE_QUEUE
 CELERY_TASK_ROUTES = {
-    "pipeline.top_up_ladder": {"queue": "maintenance"},
-    "pipeline.reap_matches": {"queue": "maintenance"},
-    "pipeline.revalidate_failed": {"queue": "maintenance"},
+    STARTED_TASK: {"queue": REPORTS_QUEUE},
+    REPORT_TASK: {"queue": REPORTS_QUEUE},
 }
-CELERY_TASK_SERIALIZER = "json"
-CELERY_ACCEPT_CONTENT = ["json"]
-CELERY_TASK_IGNORE_RESULT = True
-# Work must not be lost: acknowledge after the task ran, give it back if the worker dies
-# (so every task is safe to run twice), and take one message at a time.
-CELERY_TASK_ACKS_LATE = True
-CELERY_TASK_REJECT_ON_WORKER_LOST = True
-CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+#: How long a match may take on an arena worker (sent with each job), and so its lease.
 CELERY_TASK_SOFT_TIME_LIMIT = envint("CELERY_SOFT_TIME_LIMIT", 300, minimum=1)
 CELERY_TASK_TIME_LIMIT = envint("CELERY_HARD_TIME_LIMIT", 360, minimum=1)
-CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 #: A match still running this long lost its worker (no task outlives the hard time limit):
 #: another attempt may take it over. Keep it above CELERY_HARD_TIME_LIMIT.
 MATCH_LEASE_SECONDS = envint("MATCH_LEASE_SECONDS", CELERY_TASK_TIME_LIMIT + 60, minimum=1)

@@ -20,10 +20,12 @@ from arena.contract import (
     MatchJob,
     MatchKind,
     MatchReport,
+    MatchStarted,
     ReportStatus,
     dump,
     load_job,
     load_report,
+    load_started,
 )
 
 SOURCE = "def play(view):\n    return view.legal[0]\n"
@@ -156,11 +158,27 @@ def test_a_game_whose_lists_disagree_on_the_seats_is_refused() -> None:
         load_report(edited(a_report(), short))
 
 
-def test_the_contract_and_the_player_import_no_django() -> None:
+def test_a_started_message_travels_and_a_wrong_one_is_refused() -> None:
+    attempt = uuid.uuid4()
+    started = MatchStarted(match=3, attempt=attempt, worker="arena-1", sandbox="docker")
+    assert load_started(dump(started)) == started
+    assert json.loads(dump(started))["schema"] == "cucumbers-match-started/1"
+    with pytest.raises(ContractError, match="worker"):
+        load_started(json.dumps({**json.loads(dump(started)), "worker": ""}))
+    with pytest.raises(ContractError, match="schema"):
+        load_started(
+            json.dumps({**json.loads(dump(started)), "schema": "cucumbers-match-started/2"})
+        )
+
+
+def test_the_contract_the_player_and_the_worker_import_no_django() -> None:
+    # kombu's JSON encoder imports django.utils.functional (for lazy strings) whenever
+    # Django is installed: not a use of Django, and absent from a worker's own host.
     code = (
-        "import sys, arena.contract, arena.playing\n"
-        "ours = {'django', 'web', 'rest_framework'}\n"
-        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ours)\n"
+        "import sys, arena.contract, arena.playing, arena.worker, arena.broker\n"
+        "framework = ('django.conf', 'django.apps', 'django.db', 'django.core')\n"
+        "bad = sorted(m for m in sys.modules\n"
+        "             if m.split('.')[0] in {'web', 'rest_framework'} or m.startswith(framework))\n"
         "assert not bad, bad\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

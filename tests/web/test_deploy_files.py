@@ -23,7 +23,9 @@ COMPOSE = REPO / "docker-compose.yml"
 DOCKERFILE = REPO / "deploy" / "web.Dockerfile"
 ENV_EXAMPLE = REPO / "deploy" / "production.env.example"
 SETTINGS = REPO / "platform" / "web" / "settings.py"
-PLATFORM_SERVICES = {"migrate", "web", "worker", "beat"}
+ARENA_ENV_EXAMPLE = REPO / "deploy" / "arena-worker.env.example"
+#: The services that run platform code (Django, the database, the data volume).
+PLATFORM_SERVICES = {"migrate", "web", "beat"}
 SECRETS = {"SECRET_KEY", "POSTGRES_PASSWORD", "S3_ACCESS_KEY_ID", "S3_SECRET_ACCESS_KEY"}
 
 
@@ -44,23 +46,22 @@ def env_example() -> dict[str, str]:
 
 def test_compose_runs_the_whole_stack_with_health_checks() -> None:
     services = compose()["services"]
-    assert set(services) == {"postgres", "redis"} | PLATFORM_SERVICES
+    assert set(services) == {"postgres", "redis", "worker"} | PLATFORM_SERVICES
     for name in ("postgres", "redis", "web", "worker"):
         assert services[name]["healthcheck"]["test"], name
-    for name in ("web", "worker", "beat"):
+    for name in ("web", "beat"):
         # New code never serves or works before the schema is migrated.
         assert services[name]["depends_on"]["migrate"]["condition"] == (
             "service_completed_successfully"
         )
     assert services["migrate"]["depends_on"]["postgres"]["condition"] == "service_healthy"
     assert "gunicorn -c deploy/gunicorn.conf.py web.wsgi" in " ".join(services["web"]["command"])
-    # Match workers serve the urgent queue before the ladder; beat's own worker (-B) the
-    # periodic jobs, so that the reapers never wait behind long matches.
-    assert "celery -A web worker" in " ".join(services["worker"]["command"])
-    assert "-Q urgent,ladder" in " ".join(services["worker"]["command"])
+    # Arena workers play matches (urgent before ladder, their default); the platform's own
+    # worker with the scheduler (-B) records reports before it runs the periodic jobs.
+    assert "exec python -m arena worker" in " ".join(services["worker"]["command"])
     beat = services["beat"]["command"]
     assert beat[:4] == ["celery", "-A", "web", "worker"] and "-B" in beat
-    assert beat[beat.index("-Q") + 1] == "maintenance"
+    assert beat[beat.index("-Q") + 1] == "reports,maintenance"
     # Published on the loopback only: a TLS proxy goes in front.
     assert all(port.startswith("127.0.0.1:") for port in services["web"]["ports"])
 
@@ -74,7 +75,25 @@ def test_only_the_worker_gets_the_docker_socket_and_shares_its_staging_path() ->
     staging = worker["environment"]["CUCUMBERS_SANDBOX_STAGING_DIR"]
     # The engine mounts staged bot files by their host path: same path on both sides.
     assert f"{staging}:{staging}" in worker["volumes"]
-    assert worker["environment"]["DATA_DIR"] == "/data"
+
+
+def test_the_arena_worker_gets_nothing_of_the_platforms() -> None:
+    worker = compose()["services"]["worker"]
+    # No platform settings file, no data volume: it needs the broker and an engine only.
+    assert worker["env_file"] == "${ARENA_WORKER_ENV_FILE:-deploy/arena-worker.env}"
+    assert not any(volume.startswith("arena-data") for volume in worker["volumes"])
+    assert set(worker["environment"]) == {"CUCUMBERS_SANDBOX_STAGING_DIR"}
+    assert set(worker["depends_on"]) == {"redis"}
+    example = ARENA_ENV_EXAMPLE.read_text()
+    assert re.search(r"^REDIS_URL=redis://redis:6379/0$", example, re.MULTILINE)
+    for name in SECRETS | {"DATABASE_URL", "DATA_DIR", "S3_BUCKET"}:
+        assert not re.search(rf"^#?\s*{name}=", example, re.MULTILINE), name
+    # Every variable the example shows is one the worker reads.
+    from arena.worker import WORKER_VARIABLES
+
+    shown = set(re.findall(r"^#?\s*([A-Z][A-Z0-9_]*)=", example, re.MULTILINE))
+    readable = set(WORKER_VARIABLES) | {"WORKER_CONCURRENCY"}
+    assert {n for n in shown if not n.startswith("CUCUMBERS_SANDBOX_")} <= readable
 
 
 def test_platform_services_share_data_and_named_volumes_exist() -> None:
@@ -152,7 +171,11 @@ def test_compose_config_validates() -> None:
         cwd=REPO,
         capture_output=True,
         text=True,
-        env={**os.environ, "ARENA_ENV_FILE": str(ENV_EXAMPLE)},
+        env={
+            **os.environ,
+            "ARENA_ENV_FILE": str(ENV_EXAMPLE),
+            "ARENA_WORKER_ENV_FILE": str(ARENA_ENV_EXAMPLE),
+        },
     )
     assert result.returncode == 0, result.stderr
 

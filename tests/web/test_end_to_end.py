@@ -13,7 +13,8 @@ from django.urls import reverse
 
 from tests.web.factories import GOOD_BOT
 from web.bots.models import BotVersion, VersionStatus
-from web.pipeline.tasks import run_match_task
+from web.pipeline.lifecycle import RunResult
+from web.pipeline.running import run_match
 from web.sandbox import SandboxKind, docker_engine_answers
 
 pytestmark = pytest.mark.django_db
@@ -67,9 +68,10 @@ def test_sign_up_upload_validate_and_appear_on_the_leaderboard(
     version = BotVersion.objects.get(bot__name="lowball")
     assert client.get("/").context["rows"] == []  # not on the leaderboard before it passes
 
-    # What the worker does with the message: the task, by id.
+    # What the platform and an arena worker do with it, in this process (the steps through
+    # the broker are tests/web/matches/test_celery_pipeline.py's).
     assert version.validation_match is not None
-    assert run_match_task.apply(args=[version.validation_match.pk]).get() == "finished"
+    assert run_match(version.validation_match.pk, kind).result is RunResult.FINISHED
     version.refresh_from_db()
     assert version.status == VersionStatus.ACTIVE
     assert version.validation_match is not None

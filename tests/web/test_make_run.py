@@ -59,9 +59,11 @@ def free_port() -> int:
         return port
 
 
-def processes_with(marker: str) -> list[int]:
-    """Pids of live processes whose environment holds ``marker`` (the unique DATA_DIR):
-    the launcher's children and their own children (Celery's pool) alike."""
+def processes_with(markers: tuple[str, ...]) -> list[int]:
+    """Pids of live processes whose environment holds one of ``markers`` (the unique
+    DATA_DIR, or the broker folder inside it for the arena worker, which gets nothing else
+    of the launcher's environment): the launcher's children and their own children
+    (Celery's pools) alike."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
@@ -71,7 +73,8 @@ def processes_with(marker: str) -> list[int]:
             state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
         except OSError:
             continue
-        if state != "Z" and marker.encode() in environ.split(b"\0"):
+        variables = environ.split(b"\0")
+        if state != "Z" and any(marker.encode() in variables for marker in markers):
             found.append(int(entry.name))
     return found
 
@@ -92,7 +95,7 @@ class Launcher:
             MATCH_REAPER_SECONDS="2",
             PYTHONUNBUFFERED="1",
         )
-        self.marker = f"DATA_DIR={data_dir}"
+        self.marker = (f"DATA_DIR={data_dir}", f"CUCUMBERS_BROKER_DIR={data_dir}/broker")
         # Exactly the Makefile's recipe: `$(BIN)/python deploy/run.py` from the repository.
         self.proc = subprocess.Popen(
             [sys.executable, "deploy/run.py"],
@@ -239,8 +242,9 @@ def test_make_run_serves_validates_and_stops_cleanly(launcher: Launcher) -> None
     result = upload(launcher.base, token, "smoke", BOT_SOURCE)
     bot_id, number = result["bot"]["id"], result["version"]["number"]
 
-    # Only the worker moves a version out of queued/validating: "active" proves the worker
-    # consumes the filesystem broker and writes to SQLite while the web server reads it.
+    # Only the workers move a version out of queued/validating: "active" proves the arena
+    # worker took the job from the filesystem broker and the platform's worker recorded its
+    # report in SQLite while the web server reads it.
     final = wait_for(
         "the worker's verdict",
         lambda: (lambda s: s if s in {"active", "rejected"} else None)(
@@ -259,7 +263,8 @@ def test_make_run_serves_validates_and_stops_cleanly(launcher: Launcher) -> None
             launcher,
         )
     children = processes_with(launcher.marker)
-    assert len(children) >= 4, children  # the launcher, web, worker (+ pool), beat
+    # The launcher, web, the platform's worker (+ pool), the arena worker (+ pool).
+    assert len(children) >= 6, children
 
     launcher.proc.send_signal(signal.SIGINT)
     assert launcher.proc.wait(timeout=STOP_SECONDS) == 0

@@ -7,13 +7,13 @@ from django.contrib.auth.models import User
 from .models import ApiToken
 
 
-class SignUpForm(UserCreationForm):
+class SignUpForm(UserCreationForm):  # type: ignore[type-arg]  # not generic at run time
     class Meta(UserCreationForm.Meta):
         model = User
         fields = ("username", "email")
 
 
-class TokenForm(forms.ModelForm):
+class TokenForm(forms.ModelForm):  # type: ignore[type-arg]  # not generic at run time
     class Meta:
         model = ApiToken
         fields = ("name",)

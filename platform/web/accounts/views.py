@@ -12,6 +12,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from web.bots.models import Bot
+from web.users import signed_in
 
 from .forms import SignUpForm, TokenForm
 from .models import ApiToken
@@ -37,12 +38,13 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
 
 @login_required
 def tokens(request: HttpRequest) -> HttpResponse:
+    user = signed_in(request)
     form = TokenForm(request.POST or None)
     new_token = None
     if request.method == "POST" and form.is_valid():
-        _, new_token = ApiToken.issue(request.user, form.cleaned_data["name"])
+        _, new_token = ApiToken.issue(user, form.cleaned_data["name"])
         form = TokenForm()
-    rows = ApiToken.objects.filter(user=request.user)
+    rows = ApiToken.objects.filter(user=user)
     # Rendered, not redirected: the token is shown in this one response and never again.
     return render(
         request, "accounts/tokens.html", {"form": form, "tokens": rows, "new_token": new_token}

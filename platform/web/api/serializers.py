@@ -3,11 +3,12 @@ own output appear only to its owner and staff."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
+from rest_framework.request import Request
 
 from web.accounts.models import ApiToken
 from web.bots.access import sees_private
@@ -47,7 +48,8 @@ class BotSerializer(serializers.ModelSerializer[Bot]):
         read_only_fields = ["rating", "games", "wins", "created_at"]
 
     def get_url(self, bot: Bot) -> str:
-        return self.context["request"].build_absolute_uri(bot.get_absolute_url())
+        request: Request = self.context["request"]
+        return request.build_absolute_uri(bot.get_absolute_url())
 
 
 class BotUpdateSerializer(serializers.ModelSerializer[Bot]):
@@ -150,7 +152,9 @@ class MatchGameSerializer(serializers.ModelSerializer[MatchGame]):
         fields = ["number", "seed", "placement", "faults", "outputs", "replay"]
 
     def _sight(self, game: MatchGame) -> Sight:
-        cache: dict[int, Sight] = self.context.setdefault("sights", {})
+        # The view's context dict, shared by every game of the response (the stubs say Mapping).
+        context = cast(dict[str, Any], self.context)
+        cache: dict[int, Sight] = context.setdefault("sights", {})
         if game.match_id not in cache:
             participants = list(game.match.participants.select_related("bot"))
             cache[game.match_id] = sight(self.context["request"].user, participants)
@@ -169,7 +173,8 @@ class MatchGameSerializer(serializers.ModelSerializer[MatchGame]):
     @extend_schema_field(serializers.URLField())
     def get_replay(self, game: MatchGame) -> str:
         path = reverse("api-match-replay", args=[game.match_id, game.number])
-        return self.context["request"].build_absolute_uri(path)
+        request: Request = self.context["request"]
+        return request.build_absolute_uri(path)
 
 
 class MatchSerializer(serializers.ModelSerializer[Match]):

@@ -3,6 +3,7 @@ public like the page, read-only."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -11,7 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from web.bots import access
-from web.pages.charts import ELO_POINTS, HEAD_TO_HEAD, BotStats, bot_stats
+from web.pages.charts import ELO_POINTS, HEAD_TO_HEAD, bot_stats
 
 #: Bounds of the ``points`` parameter: a full 10,000-game history is never sent as is.
 MAX_POINTS = 2000
@@ -57,7 +58,7 @@ class HeadToHeadSerializer(serializers.Serializer[Any]):
         return str(row.opponent) if row.opponent is not None else None
 
 
-class BotStatsSerializer(serializers.Serializer[BotStats]):
+class BotStatsSerializer(serializers.Serializer[Mapping[str, object]]):
     bot = serializers.IntegerField()
     elo = EloSerializer()
     placements = PlacementsSerializer(many=True)

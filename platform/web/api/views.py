@@ -14,6 +14,7 @@ from rest_framework.decorators import action
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.serializers import BaseSerializer
 
 from web.accounts.models import ApiToken
 from web.bots import access
@@ -24,6 +25,7 @@ from web.matches.access import visible_matches
 from web.matches.challenges import ChallengeError, create_challenge
 from web.matches.models import Match, MatchGame, MatchStatus
 from web.matches.privacy import replay_seen, sight
+from web.users import signed_in
 
 from . import serializers as s
 from .errors import Refused
@@ -59,7 +61,8 @@ class LeaderboardView(generics.ListAPIView[Bot]):
         assert page is not None and self.paginator is not None
         first = self.paginator.page.start_index()  # type: ignore[attr-defined]
         for offset, bot in enumerate(page):
-            bot.rank = first + offset  # type: ignore[attr-defined]
+            # The entry's rank field reads it: on this instance it hides the rank() method.
+            bot.rank = first + offset  # type: ignore[method-assign]
         data = self.get_serializer(page, many=True).data
         return self.get_paginated_response(data)
 
@@ -81,9 +84,9 @@ class BotViewSet(
     def get_serializer_class(self) -> type[Any]:
         return s.BotUpdateSerializer if self.action == "partial_update" else s.BotSerializer
 
-    def perform_create(self, serializer: s.BotSerializer) -> None:
+    def perform_create(self, serializer: BaseSerializer[Bot]) -> None:
         try:
-            check_bot_name(self.request.user, serializer.validated_data["name"])
+            check_bot_name(signed_in(self.request), serializer.validated_data["name"])
         except UploadError as error:
             raise Refused(error) from None
         serializer.save(owner=self.request.user)
@@ -131,13 +134,13 @@ class BotVersionViewSet(
         form.is_valid(raise_exception=True)
         try:
             name, data = read_upload(form.validated_data["file"])
-            version = upload_version(request.user, name, data, bot=bot)
+            version = upload_version(signed_in(request), name, data, bot=bot)
         except UploadError as error:
             raise Refused(error) from None
         return _upload_response(request, version)
 
 
-class UploadView(generics.GenericAPIView[BotVersion]):
+class UploadView(generics.GenericAPIView[Any]):
     """Upload a version by bot name (``cucumbers upload``): creates the bot when ``game``
     is given and you have no bot of that name yet."""
 
@@ -154,7 +157,8 @@ class UploadView(generics.GenericAPIView[BotVersion]):
         form.is_valid(raise_exception=True)
         bot_name = form.validated_data["bot"]
         game = form.validated_data.get("game")
-        bot = Bot.objects.filter(owner=request.user, name__iexact=bot_name).first()
+        owner = signed_in(request)
+        bot = Bot.objects.filter(owner=owner, name__iexact=bot_name).first()
         try:
             if bot is None and game is None:
                 raise UploadError(
@@ -169,9 +173,9 @@ class UploadView(generics.GenericAPIView[BotVersion]):
                 )
             name, data = read_upload(form.validated_data["file"])
             if bot is None:
-                version = upload_version(request.user, name, data, new_bot_name=bot_name, game=game)
+                version = upload_version(owner, name, data, new_bot_name=bot_name, game=game)
             else:
-                version = upload_version(request.user, name, data, bot=bot)
+                version = upload_version(owner, name, data, bot=bot)
         except UploadError as error:
             raise Refused(error) from None
         return _upload_response(request, version)
@@ -218,7 +222,7 @@ class TokenViewSet(
     def get_queryset(self) -> QuerySet[ApiToken]:
         if getattr(self, "swagger_fake_view", False):
             return ApiToken.objects.none()
-        return ApiToken.objects.filter(user=self.request.user)
+        return ApiToken.objects.filter(user=signed_in(self.request))
 
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         form = self.get_serializer(data=request.data)
@@ -242,7 +246,7 @@ class ChallengeView(generics.GenericAPIView[Any]):
         data.is_valid(raise_exception=True)
         try:
             match = create_challenge(
-                request.user, data.validated_data["bot"], data.validated_data["opponents"]
+                signed_in(request), data.validated_data["bot"], data.validated_data["opponents"]
             )
         except ChallengeError as error:
             raise Refused(error) from None

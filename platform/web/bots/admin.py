@@ -15,7 +15,7 @@ from .models import Bot, BotVersion, VersionStatus
 REQUEUEABLE = (VersionStatus.QUEUED, VersionStatus.VALIDATING, VersionStatus.REJECTED)
 
 
-class VersionInline(admin.TabularInline):
+class VersionInline(admin.TabularInline):  # type: ignore[type-arg]  # not generic at run time
     model = BotVersion
     fields = ("number", "status", "filename", "size", "sha256", "created_at", "rejection_kind")
     readonly_fields = fields
@@ -28,7 +28,7 @@ class VersionInline(admin.TabularInline):
 
 
 @admin.register(Bot)
-class BotAdmin(admin.ModelAdmin):
+class BotAdmin(admin.ModelAdmin):  # type: ignore[type-arg]  # not generic at run time
     list_display = ("name", "owner", "game", "active", "rating", "games", "active_version")
     list_filter = ("game", "active")
     search_fields = ("name", "owner__username")
@@ -48,7 +48,7 @@ class BotAdmin(admin.ModelAdmin):
 
 
 @admin.register(BotVersion)
-class BotVersionAdmin(admin.ModelAdmin):
+class BotVersionAdmin(admin.ModelAdmin):  # type: ignore[type-arg]  # not generic at run time
     list_display = ("__str__", "status", "size", "created_at", "validated_at", "rejection_kind")
     list_filter = ("status", "rejection_kind", "bot__game")
     search_fields = ("bot__name", "bot__owner__username", "sha256")
@@ -78,7 +78,7 @@ class BotVersionAdmin(admin.ModelAdmin):
         self.message_user(request, f"{len(ids)} version(s) queued for validation.")
 
 
-class BotInline(admin.TabularInline):
+class BotInline(admin.TabularInline):  # type: ignore[type-arg]  # not generic at run time
     model = Bot
     fields = ("name", "game", "active", "rating", "games")
     readonly_fields = fields
@@ -94,5 +94,5 @@ admin.site.unregister(User)
 
 
 @admin.register(User)
-class PlayerAdmin(UserAdmin):
+class PlayerAdmin(UserAdmin):  # type: ignore[type-arg]  # not generic at run time
     inlines = [BotInline]

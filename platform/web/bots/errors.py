@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
 from http import HTTPStatus
 
@@ -26,7 +27,7 @@ class UploadProblem(StrEnum):
 
 
 #: The HTTP status each problem is answered with (400 unless listed).
-HTTP_STATUS = {
+HTTP_STATUS: Mapping[str, HTTPStatus] = {
     UploadProblem.TOO_LARGE: HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
     UploadProblem.DUPLICATE_NAME: HTTPStatus.CONFLICT,
     UploadProblem.GAME_MISMATCH: HTTPStatus.CONFLICT,

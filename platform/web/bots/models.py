@@ -194,4 +194,5 @@ class BotVersion(models.Model):
 
     def read_source(self) -> str:
         with self.source.open("rb") as handle:
-            return handle.read().decode("utf-8")
+            data: bytes = handle.read()
+            return data.decode("utf-8")

@@ -8,9 +8,10 @@ queued only once that transaction has committed.
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import cast
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.core.files.uploadedfile import UploadedFile
@@ -27,7 +28,7 @@ from .source_check import CheckedSource, check_source
 THROTTLE_WINDOW = timedelta(hours=1)
 
 
-def read_upload(file: UploadedFile) -> tuple[str, bytes]:
+def read_upload(file: UploadedFile[bytes]) -> tuple[str, bytes]:
     """The name and bytes of an uploaded file, refusing an oversized one before reading it."""
     name = file.name or ""
     limit = settings.UPLOAD_MAX_BYTES
@@ -40,7 +41,7 @@ def read_upload(file: UploadedFile) -> tuple[str, bytes]:
     return name, file.read(limit + 1)
 
 
-def check_upload_rate(owner: AbstractBaseUser) -> None:
+def check_upload_rate(owner: User) -> None:
     since = timezone.now() - THROTTLE_WINDOW
     recent = BotVersion.objects.filter(bot__owner=owner, created_at__gte=since).count()
     if recent >= settings.UPLOADS_PER_HOUR:
@@ -51,7 +52,7 @@ def check_upload_rate(owner: AbstractBaseUser) -> None:
         )
 
 
-def check_bot_name(owner: AbstractBaseUser, name: str) -> str:
+def check_bot_name(owner: User, name: str) -> str:
     try:
         bot_name_validator(name)
     except ValidationError as error:
@@ -64,7 +65,7 @@ def check_bot_name(owner: AbstractBaseUser, name: str) -> str:
     return name
 
 
-def own_bot(owner: AbstractBaseUser, bot_id: int) -> Bot:
+def own_bot(owner: User, bot_id: int) -> Bot:
     """The uploader's bot ``bot_id``; another user's bot is refused, never written to."""
     bot = Bot.objects.filter(pk=bot_id).first()
     if bot is None:
@@ -101,7 +102,7 @@ def _store_version(bot: Bot, checked: CheckedSource) -> BotVersion:
 
 
 def upload_version(
-    owner: AbstractBaseUser,
+    owner: User,
     filename: str,
     data: bytes,
     *,
@@ -129,6 +130,7 @@ def upload_version(
     try:
         with transaction.atomic():
             if bot is None:
+                assert new_bot_name is not None and game is not None  # both checked above
                 try:
                     with transaction.atomic():
                         bot = Bot.objects.create(owner=owner, name=new_bot_name, game=game)
@@ -139,7 +141,7 @@ def upload_version(
                         f"you already have a bot named {new_bot_name!r}",
                     ) from None
             version = _store_version(bot, checked)
-            stored.append(version.source.name)
+            stored.append(cast(str, version.source.name))  # just saved: it has a name
             # Its match is sent after the commit, and a broker that is down then leaves it
             # queued for the reaper: never an error here once the rows are saved.
             queue_validation(version)

@@ -9,6 +9,8 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from web.users import signed_in
+
 from . import access
 from .errors import UploadError
 from .forms import BotCreateForm, UploadForm
@@ -34,7 +36,7 @@ def bot_create(request: HttpRequest) -> HttpResponse:
         try:
             name, data = read_upload(form.cleaned_data["file"])
             version = upload_version(
-                request.user,
+                signed_in(request),
                 name,
                 data,
                 new_bot_name=form.cleaned_data["name"],
@@ -54,7 +56,7 @@ def bot_upload(request: HttpRequest, bot_id: int) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         try:
             name, data = read_upload(form.cleaned_data["file"])
-            version = upload_version(request.user, name, data, bot=bot)
+            version = upload_version(signed_in(request), name, data, bot=bot)
         except UploadError as error:
             return _upload_failed(request, "bots/upload.html", {"bot": bot}, form, error)
         messages.success(request, f"{version} uploaded: validation is queued.")
@@ -84,7 +86,7 @@ def version_source(request: HttpRequest, bot_id: int, number: int) -> HttpRespon
 @login_required
 def my_bots(request: HttpRequest) -> HttpResponse:
     bots = (
-        Bot.objects.filter(owner=request.user)
+        Bot.objects.filter(owner=signed_in(request))
         .select_related("active_version")
         .prefetch_related("versions")
         .order_by("name")
@@ -95,7 +97,8 @@ def my_bots(request: HttpRequest) -> HttpResponse:
 @login_required
 def my_versions_status(request: HttpRequest) -> JsonResponse:
     """The status of the user's latest versions, for the page's small refresher."""
-    versions = BotVersion.objects.filter(bot__owner=request.user).order_by("-created_at")[:200]
+    user = signed_in(request)
+    versions = BotVersion.objects.filter(bot__owner=user).order_by("-created_at")[:200]
     return JsonResponse(
         {
             "versions": [

@@ -4,13 +4,13 @@ only that owner and staff see it, as with a version's rejection details."""
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from .models import Match, MatchKind, Participant
 
 
-def visible_matches(user: AbstractBaseUser | AnonymousUser) -> QuerySet[Match]:
+def visible_matches(user: User | AnonymousUser) -> QuerySet[Match]:
     matches = Match.objects.all()
     if user.is_authenticated and getattr(user, "is_staff", False):
         return matches

@@ -9,7 +9,7 @@ from web.pipeline.dispatch import send_match_on_commit
 from .models import Match, MatchGame, MatchStatus, Participant
 
 
-class ParticipantInline(admin.TabularInline):
+class ParticipantInline(admin.TabularInline):  # type: ignore[type-arg]  # not generic at run time
     model = Participant
     fields = ("index", "name", "bot", "version", "placement", "mean_place", "wins", "faults")
     readonly_fields = fields
@@ -20,7 +20,7 @@ class ParticipantInline(admin.TabularInline):
         return False
 
 
-class GameInline(admin.TabularInline):
+class GameInline(admin.TabularInline):  # type: ignore[type-arg]  # not generic at run time
     model = MatchGame
     fields = ("number", "seed", "placement", "faults", "replay_size")
     readonly_fields = fields
@@ -32,7 +32,7 @@ class GameInline(admin.TabularInline):
 
 
 @admin.register(Match)
-class MatchAdmin(admin.ModelAdmin):
+class MatchAdmin(admin.ModelAdmin):  # type: ignore[type-arg]  # not generic at run time
     list_display = (
         "id",
         "kind",
@@ -59,8 +59,8 @@ class MatchAdmin(admin.ModelAdmin):
     @admin.action(description="Requeue the selected failed matches")
     def requeue_failed(self, request: HttpRequest, queryset: QuerySet[Match]) -> None:
         # Only failed ones go back; each gets its task again once the UPDATE committed.
-        failed = dict(queryset.filter(status=MatchStatus.FAILED).values_list("pk", "kind"))
-        count = Match.requeue(list(failed))
-        for match_id, kind in failed.items():
-            send_match_on_commit(match_id, kind)
+        failed = list(queryset.filter(status=MatchStatus.FAILED).values_list("pk", flat=True))
+        count = Match.requeue(failed)
+        for match_id in failed:
+            send_match_on_commit(match_id)
         self.message_user(request, f"{count} failed match(es) queued again.")

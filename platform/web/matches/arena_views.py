@@ -13,6 +13,7 @@ from django.shortcuts import redirect, render
 from web.bots.access import owned_bot
 from web.bots.models import Bot
 from web.pipeline.status import pipeline_status
+from web.users import signed_in
 
 from .challenges import ChallengeError, create_challenge
 
@@ -38,7 +39,7 @@ def challenge(request: HttpRequest, bot_id: int) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         try:
             match = create_challenge(
-                request.user, bot.pk, [b.pk for b in form.cleaned_data["opponents"]]
+                signed_in(request), bot.pk, [b.pk for b in form.cleaned_data["opponents"]]
             )
         except ChallengeError as error:
             form.add_error(None, error.message)

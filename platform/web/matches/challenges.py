@@ -3,14 +3,14 @@ pick. One service for the form and the API; each refusal has a code and an HTTP 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from enum import StrEnum
 from http import HTTPStatus
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -32,7 +32,7 @@ class ChallengeProblem(StrEnum):
     TOO_MANY_CHALLENGES = "too_many_challenges"
 
 
-HTTP_STATUS = {
+HTTP_STATUS: Mapping[str, HTTPStatus] = {
     ChallengeProblem.UNKNOWN_BOT: HTTPStatus.NOT_FOUND,
     ChallengeProblem.FOREIGN_BOT: HTTPStatus.FORBIDDEN,
     ChallengeProblem.NOT_PLAYING: HTTPStatus.CONFLICT,
@@ -46,12 +46,12 @@ class ChallengeError(Refusal):
     statuses = HTTP_STATUS
 
 
-def challenges_last_hour(user: AbstractBaseUser) -> int:
+def challenges_last_hour(user: User) -> int:
     since = timezone.now() - timedelta(hours=1)
     return Match.objects.filter(requested_by=user, created_at__gte=since).count()
 
 
-def create_challenge(user: AbstractBaseUser, bot_id: int, opponent_ids: Sequence[int]) -> Match:
+def create_challenge(user: User, bot_id: int, opponent_ids: Sequence[int]) -> Match:
     """A queued, unrated challenge match: the user's bot first, then the opponents."""
     ids = [bot_id, *opponent_ids]
     if len(set(ids)) != len(ids):

@@ -1,7 +1,8 @@
 """Matches, their participants and their games.
 
-A match moves ``queued → running → finished`` (or ``failed``); a worker takes one with
-:meth:`Match.claim`, a conditional UPDATE, so two workers can never both run it.
+A match moves ``queued → running → finished`` (or ``failed``). Each send of a queued match
+to the arena is an *attempt* with an id of its own, given by :meth:`Match.issue`, a
+conditional UPDATE: only the report of the current attempt is ever recorded.
 """
 
 from __future__ import annotations
@@ -52,13 +53,15 @@ class Match(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     attempts = models.PositiveSmallIntegerField(default=0)
-    # The attempt that holds a running match: only it may record the result (a worker that
-    # died and whose match was taken over must not record it a second time).
+    # The attempt the match was last sent under: only its report may be recorded (a worker
+    # that was presumed dead, a duplicate or a late message is discarded).
     attempt = models.UUIDField(null=True, blank=True, editable=False)
     failure_reason = models.TextField(blank=True)
-    # Whether the broker took the match's task: one it refused (it was down) is sent again
-    # by the reaper at its next run, instead of waiting out the lease.
-    sent = models.BooleanField(default=False)
+    # When the current attempt's job reached the broker; empty while it is to be sent (the
+    # broker refused it, or a retry waits for ``retry_at``): the reaper sends such matches.
+    sent_at = models.DateTimeField(null=True, blank=True)
+    # After an infrastructure error: not sent again before this.
+    retry_at = models.DateTimeField(null=True, blank=True)
     requested_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,
@@ -82,24 +85,21 @@ class Match(models.Model):
         return reverse("match-detail", args=[self.pk])
 
     @classmethod
-    def claim(
-        cls,
-        match_id: int,
-        attempt: uuid.UUID | None = None,
-        stale_before: datetime | None = None,
+    def issue(
+        cls, match_id: int, attempt: uuid.UUID, resend_before: datetime | None = None
     ) -> bool:
-        """Move a queued match to running; True only for the one caller that did. With
-        ``stale_before``, a match still running since before then is taken over too (its
-        worker died: no task outlives the hard time limit)."""
-        takeable = Q(status=MatchStatus.QUEUED)
-        if stale_before is not None:
-            takeable |= Q(status=MatchStatus.RUNNING, started_at__lt=stale_before)
+        """Give a queued match that is waiting to be sent the new ``attempt`` (counted);
+        True only for the one caller that did. With ``resend_before``, a queued match sent
+        before then is taken too (its message may have been lost with the broker)."""
+        sendable = Q(status=MatchStatus.QUEUED, sent_at__isnull=True)
+        if resend_before is not None:
+            sendable |= Q(status=MatchStatus.QUEUED, sent_at__lt=resend_before)
         return (
-            cls.objects.filter(takeable, pk=match_id).update(
-                status=MatchStatus.RUNNING,
-                started_at=timezone.now(),
-                attempts=F("attempts") + 1,
+            cls.objects.filter(sendable, pk=match_id).update(
                 attempt=attempt,
+                attempts=F("attempts") + 1,
+                sent_at=timezone.now(),
+                retry_at=None,
             )
             == 1
         )
@@ -114,6 +114,9 @@ class Match(models.Model):
             started_at=None,
             finished_at=None,
             attempts=0,
+            attempt=None,
+            sent_at=None,
+            retry_at=None,
         )
 
 

@@ -63,7 +63,8 @@ class StoredFiles:
 def read_replay_bytes(game: MatchGame) -> bytes:
     """The stored (gzip-compressed) bytes of a game's replay."""
     with game.replay.open("rb") as handle:
-        return handle.read()
+        data: bytes = handle.read()
+        return data
 
 
 def read_outputs(game: MatchGame) -> dict[int, str]:

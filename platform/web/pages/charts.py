@@ -8,7 +8,7 @@ bot with ten thousand rated games costs the same four round trips as one with te
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
@@ -203,7 +203,7 @@ def games_as_bots(
 # --- the database ---------------------------------------------------------------------
 
 
-def _rated_matches(bot: Bot) -> QuerySet[object]:
+def _rated_matches(bot: Bot) -> QuerySet[Participant, Mapping[str, object]]:
 
     return Participant.objects.filter(
         bot=bot, match__rated=True, match__status=MatchStatus.FINISHED

@@ -1,27 +1,34 @@
-"""Sending a match to the workers, after the transaction that queued it commits.
+"""Sending a queued match to the arena: each send is a new *attempt* (:meth:`Match.issue`),
+and the match's :class:`~arena.contract.MatchJob` goes on its kind's queue (validations and
+challenges on ``urgent``, served before ``ladder``).
 
-A broker that is down must not undo or break what was saved: the send is ``robust`` (its
-failure is logged, never raised into the request that queued the match), and the match
-stays ``queued`` and unsent, and the reaper sends it at its next run
-(:func:`web.pipeline.running.reap_matches`). Tasks are sent by name, so that queuing a
-match imports no task module.
+A broker that is down must not undo or break what was saved: a send after commit is
+``robust`` (its failure is logged, never raised into the request that queued the match), the
+attempt is taken back, and the match stays ``queued`` and unsent for the reaper
+(:func:`web.pipeline.running.reap_matches`). Tasks are sent by name: the platform imports no
+code of the arena worker's.
 """
 
 from __future__ import annotations
 
-import logging
+import uuid
+from datetime import datetime
 
 from celery import current_app
+from django.conf import settings
 from django.db import transaction
+from django.db.models import F
 
+from arena.broker import LADDER_QUEUE, MAINTENANCE_QUEUE, PLAY_TASK, URGENT_QUEUE
+from arena.contract import MatchJob, dump
 from web.matches.models import Match, MatchKind
 
 from .events import MatchEvent, log_event
-from .queues import LADDER_QUEUE, URGENT_QUEUE
+from .jobs import UnplayableMatch, is_builtin, job_for
+from .lifecycle import RunReport, RunResult, fail
 
-logger = logging.getLogger(__name__)
-
-RUN_MATCH = "pipeline.run_match"
+#: The platform's task that sends a match whose retry was delayed.
+SEND_MATCH_TASK = "pipeline.send_match"
 
 
 def queue_for(kind: str) -> str:
@@ -29,19 +36,67 @@ def queue_for(kind: str) -> str:
     return LADDER_QUEUE if kind == MatchKind.LADDER else URGENT_QUEUE
 
 
-def send_match(match_id: int, kind: str) -> bool:
-    """Send the match's task now, on its kind's queue; False (logged, and the match marked
-    unsent) when the broker cannot take it."""
+def issue_job(match_id: int, resend_before: datetime | None = None) -> MatchJob | RunReport:
+    """The job of a queued match waiting to be sent, under a new attempt (see
+    :meth:`Match.issue` for ``resend_before``); a :class:`RunReport` when there is nothing
+    to send: the match is not waiting, or it cannot be played (then it failed)."""
+    attempt = uuid.uuid4()
+    if not Match.issue(match_id, attempt, resend_before):
+        return RunReport(RunResult.SKIPPED)
+    match = Match.objects.get(pk=match_id)
+    log_event(MatchEvent.ISSUED, match=match_id, attempt=match.attempts, kind=match.kind)
+    if match.attempts > settings.MATCH_MAX_ATTEMPTS:
+        reason = f"gave up after {match.attempts - 1} attempts (workers lost or errors)"
+        fail(match_id, reason, attempt)
+        return RunReport(RunResult.FAILED, reason=reason)
+    participants = list(match.participants.select_related("version").order_by("index"))
+    if any(p.version is None and not is_builtin(p) for p in participants):
+        reason = "a bot of this match was deleted before it could play"
+        fail(match_id, reason, attempt)
+        return RunReport(RunResult.FAILED, reason=reason)
     try:
-        current_app.send_task(RUN_MATCH, args=[match_id], queue=queue_for(kind))
+        return job_for(match, participants, attempt)
+    except UnplayableMatch as error:
+        fail(match_id, str(error), attempt)
+        return RunReport(RunResult.FAILED, reason=str(error))
+
+
+def send_match(match_id: int, resend_before: datetime | None = None) -> bool:
+    """Send the match's job now under a new attempt; False when there was nothing to send,
+    or when the broker could not take it (logged; the match stays queued and unsent)."""
+    job = issue_job(match_id, resend_before)
+    if not isinstance(job, MatchJob):
+        return False
+    try:
+        current_app.send_task(
+            PLAY_TASK,
+            args=[dump(job)],
+            queue=queue_for(job.kind),
+            # The platform decides how long a match may take: its lease follows from it.
+            soft_time_limit=settings.CELERY_TASK_SOFT_TIME_LIMIT,
+            time_limit=settings.CELERY_TASK_TIME_LIMIT,
+        )
     except Exception as error:  # kombu's OperationalError, a refused connection...
         log_event(MatchEvent.UNSENT, match=match_id, reason=f"{type(error).__name__}: {error}")
-        Match.objects.filter(pk=match_id).update(sent=False)
+        # Not an attempt after all: nobody can play it.
+        Match.objects.filter(pk=match_id, attempt=job.attempt).update(
+            attempt=None, sent_at=None, attempts=F("attempts") - 1
+        )
         return False
-    Match.objects.filter(pk=match_id, sent=False).update(sent=True)
     return True
 
 
-def send_match_on_commit(match_id: int, kind: str) -> None:
-    """Send the match's task once the current transaction commits (at once outside one)."""
-    transaction.on_commit(lambda: send_match(match_id, kind), robust=True)
+def send_match_on_commit(match_id: int) -> None:
+    """Send the match's job once the current transaction commits (at once outside one)."""
+    transaction.on_commit(lambda: send_match(match_id), robust=True)
+
+
+def send_match_later(match_id: int, delay: float) -> None:
+    """Send the match again in ``delay`` seconds (a retry's backoff), through the
+    platform's own queue; should that message be lost, the reaper sends it."""
+    try:
+        current_app.send_task(
+            SEND_MATCH_TASK, args=[match_id], queue=MAINTENANCE_QUEUE, countdown=delay
+        )
+    except Exception as error:
+        log_event(MatchEvent.UNSENT, match=match_id, reason=f"{type(error).__name__}: {error}")

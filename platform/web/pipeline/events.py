@@ -11,9 +11,8 @@ logger = logging.getLogger("web.pipeline.lifecycle")
 
 class MatchEvent(StrEnum):
     QUEUED = "match.queued"
-    CLAIMED = "match.claimed"
-    BUSY = "match.busy"
-    SKIPPED = "match.skipped"
+    ISSUED = "match.issued"  # sent (or about to be played in-process) under a new attempt
+    STARTED = "match.started"  # a worker began the attempt
     FINISHED = "match.finished"
     RETRY = "match.retry"
     FAILED = "match.failed"

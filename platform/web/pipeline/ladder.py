@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from datetime import timedelta
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
@@ -44,8 +44,10 @@ def candidates(game: str) -> list[Candidate]:
     )
     bots = Bot.objects.on_leaderboard(game).annotate(recent=recent)
     return [
-        Candidate(bot.pk, bot.rating, bot.recent, new_version=bot.games_since_version == 0)
-        for bot in bots
+        Candidate(pk, rating, recent_matches, new_version=games_since_version == 0)
+        for pk, rating, recent_matches, games_since_version in bots.values_list(
+            "pk", "rating", "recent", "games_since_version"
+        )
     ]
 
 
@@ -55,7 +57,7 @@ def create_match(
     bots: Sequence[Bot],
     *,
     rated: bool,
-    requested_by: AbstractBaseUser | None = None,
+    requested_by: User | None = None,
     rng: random.Random | None = None,
 ) -> Match:
     """A queued match of ``bots`` (their active versions), its task sent once the caller's
@@ -80,7 +82,7 @@ def create_match(
         for index, bot in enumerate(bots)
     )
     log_event(MatchEvent.QUEUED, match=match.pk, kind=kind, game=game, seats=len(bots))
-    send_match_on_commit(match.pk, kind)
+    send_match_on_commit(match.pk)
     return match
 
 

@@ -3,8 +3,9 @@ placements and faults, then what its kind decides (ratings for a rated match, th
 of a validation).
 
 Exactly once: the transaction locks the match row and records only while the match is
-still ``running`` under the attempt named by the report. Any other report (a worker that
-was presumed dead and taken over, a duplicate or late message) finds it finished or held by
+still waiting for the attempt named by the report (``running``, or still ``queued`` when the
+report overtook its ``started`` message). Any other report (a worker that was presumed dead
+and whose match was sent again, a duplicate or a late message) finds it finished or under
 another attempt and is discarded.
 """
 
@@ -98,7 +99,8 @@ def record_report(report: MatchReport) -> Recorded:
     outcomes = report.outcomes()
     with StoredFiles() as files, transaction.atomic():
         match = Match.objects.select_for_update().get(pk=report.match)
-        if match.status != MatchStatus.RUNNING or match.attempt != report.attempt:
+        waiting = match.status in (MatchStatus.QUEUED, MatchStatus.RUNNING)
+        if not waiting or match.attempt != report.attempt:
             return Recorded(False, match.status)
         participants = list(match.participants.order_by("index"))
         started = perf_counter()

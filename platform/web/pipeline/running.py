@@ -1,172 +1,77 @@
-"""One match's life on the platform's side, for every kind of match: claim it, hand its job
-to the arena, take the report back (see docs/arena.md, "A match's life").
+"""What the platform does with what the arena sends back, for every kind of match (see
+docs/arena.md, "A match's life"), and the reaper that finds what was lost.
 
-- Claim: a conditional UPDATE moves it ``queued → running`` under a fresh attempt id, or
-  takes over a match still ``running`` after the lease (its worker died).
-- Play: :func:`arena.playing.play_job` on the job (:mod:`web.pipeline.jobs`).
-- Report: a played report is recorded once (:mod:`web.pipeline.recording`); an
-  infrastructure error gives the match back to the queue with a growing delay, until
-  ``MATCH_MAX_ATTEMPTS``; then it fails, unrated, with the reason. No bot is charged.
+- ``started`` (:func:`match_started`): the attempt's worker began; the match is
+  ``running`` from then, and its lease starts.
+- The report (:func:`receive_report`): a played report of the current attempt is recorded
+  once (:mod:`web.pipeline.recording`); an infrastructure error gives the match back to the
+  queue with a growing delay, until ``MATCH_MAX_ATTEMPTS``; then it fails, unrated, with the
+  reason. No bot is charged. A message of any other attempt is discarded (logged).
+- :func:`run_match` plays a match in this process through the same steps (the ``ladder``
+  command, tests, the benchmark): issue, started, :func:`arena.playing.play_job`, report.
 """
 
 from __future__ import annotations
 
 import socket
-import uuid
-from dataclasses import dataclass, field
 from datetime import timedelta
-from enum import StrEnum
 
 from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
-from arena.contract import MatchJob, MatchReport, ReportStatus
+from arena.contract import MatchJob, MatchReport, MatchStarted, ReportStatus
 from arena.playing import play_job
 from web.bots.models import BotVersion
 from web.matches.models import Match, MatchKind, MatchStatus
 from web.sandbox import SandboxKind, current_sandbox, prepare_runner
 
-from . import validation
+from .dispatch import issue_job
 from .events import MatchEvent, log_event
-from .jobs import UnplayableMatch, is_builtin, job_for
+from .lifecycle import (
+    RunReport,
+    RunResult,
+    fail,
+    lease,
+    release,
+    retry_delay,
+    version_validating,
+    version_waiting,
+)
 from .recording import record_report
 
-#: Longest wait between two attempts after infrastructure errors.
-MAX_RETRY_SECONDS = 600
 #: A queued match not yet sent this long after its creation was refused by the broker.
 UNSENT_GRACE_SECONDS = 10
 
 
-class RunResult(StrEnum):
-    FINISHED = "finished"
-    FAILED = "failed"
-    RETRY = "retry"  # an infrastructure error: run again after ``delay``
-    BUSY = "busy"  # another attempt holds it: look again once its lease is over
-    SKIPPED = "skipped"  # nothing to do (finished, failed, or recorded by another attempt)
-
-
-@dataclass(frozen=True, slots=True)
-class RunReport:
-    result: RunResult
-    delay: float = 0.0
-    reason: str = ""
-    timings: dict[str, float] = field(default_factory=dict)
-
-
-def lease() -> timedelta:
-    return timedelta(seconds=settings.MATCH_LEASE_SECONDS)
-
-
-def worker_name() -> str:
-    """Who plays matches in this process, as match pages show it."""
-    return socket.gethostname()
-
-
-def release(match_id: int, attempt: uuid.UUID) -> bool:
-    """running → queued, for the attempt that holds it (it could not finish)."""
-    released = bool(
-        Match.objects.filter(pk=match_id, status=MatchStatus.RUNNING, attempt=attempt).update(
-            status=MatchStatus.QUEUED, started_at=None
+def match_started(started: MatchStarted) -> bool:
+    """The worker began the current attempt: the match runs on it from now (a redelivered
+    job starts again, and its lease with it). False, logged, for another attempt."""
+    begun = bool(
+        Match.objects.filter(
+            Q(status=MatchStatus.QUEUED) | Q(status=MatchStatus.RUNNING),
+            pk=started.match,
+            attempt=started.attempt,
+        ).update(status=MatchStatus.RUNNING, started_at=timezone.now(), worker=started.worker)
+    )
+    if not begun:
+        log_event(
+            MatchEvent.DISCARDED, match=started.match, message="started", worker=started.worker
         )
-    )
-    if released:
-        validation.match_returned(match_id)
-    return released
-
-
-def fail(match_id: int, reason: str, attempt: uuid.UUID | None = None) -> bool:
-    """Mark a queued or running match failed (unrated: nothing of it is recorded)."""
-    holder = Q(status=MatchStatus.QUEUED) | Q(status=MatchStatus.RUNNING)
-    if attempt is not None:
-        holder = Q(status=MatchStatus.RUNNING, attempt=attempt)
-    failed = bool(
-        Match.objects.filter(holder, pk=match_id).update(
-            status=MatchStatus.FAILED, failure_reason=reason[:2000], finished_at=timezone.now()
-        )
-    )
-    if failed:
-        log_event(MatchEvent.FAILED, match=match_id, reason=reason)
-        validation.match_returned(match_id)
-    return failed
-
-
-def retry_delay(attempts: int) -> float:
-    """Exponential backoff after the ``attempts``-th attempt failed."""
-    return float(min(MAX_RETRY_SECONDS, settings.MATCH_RETRY_SECONDS * 2 ** max(0, attempts - 1)))
-
-
-@dataclass(frozen=True, slots=True)
-class Claimed:
-    """A match this attempt holds, as the job to play."""
-
-    job: MatchJob
-
-
-def claim_job(match_id: int) -> Claimed | RunReport:
-    """Claim the match and build its job; a :class:`RunReport` when there is nothing to
-    play (another attempt holds it, it is over, or it cannot be played and failed)."""
-    attempt = uuid.uuid4()
-    if not Match.claim(match_id, attempt, stale_before=timezone.now() - lease()):
-        return _not_claimed(match_id)
-    match = Match.objects.get(pk=match_id)
-    log_event(MatchEvent.CLAIMED, match=match_id, attempt=match.attempts, kind=match.kind)
-    if match.attempts > settings.MATCH_MAX_ATTEMPTS:
-        reason = f"gave up after {match.attempts - 1} attempts (workers lost or errors)"
-        fail(match_id, reason, attempt)
-        return RunReport(RunResult.FAILED, reason=reason)
-    participants = list(match.participants.select_related("version").order_by("index"))
-    if any(p.version is None and not is_builtin(p) for p in participants):
-        reason = "a bot of this match was deleted before it could play"
-        fail(match_id, reason, attempt)
-        return RunReport(RunResult.FAILED, reason=reason)
-    if match.kind == MatchKind.VALIDATION:
-        validation.match_started(match_id)
-    try:
-        return Claimed(job_for(match, participants, attempt))
-    except UnplayableMatch as error:
-        fail(match_id, str(error), attempt)
-        return RunReport(RunResult.FAILED, reason=str(error))
-
-
-def run_match(match_id: int, sandbox: SandboxKind | None = None) -> RunReport:
-    """Claim, play (in this process's sandbox) and record one match. Safe to call any
-    number of times."""
-    claimed = claim_job(match_id)
-    if isinstance(claimed, RunReport):
-        return claimed
-    job = claimed.job
-    try:
-        runner = prepare_runner(sandbox or current_sandbox())
-    except Exception as error:  # the sandbox cannot be used here: nobody's fault but ours
-        report = infrastructure_report(job, f"the sandbox is not available: {error}")
-    else:
-        report = play_job(job, runner, worker_name())
-    return receive_report(report)
-
-
-def infrastructure_report(job: MatchJob, reason: str) -> MatchReport:
-    return MatchReport(
-        match=job.match,
-        attempt=job.attempt,
-        worker=worker_name(),
-        sandbox="none",
-        status=ReportStatus.INFRASTRUCTURE_ERROR,
-        reason=reason,
-    )
+        return False
+    log_event(MatchEvent.STARTED, match=started.match, worker=started.worker)
+    if Match.objects.filter(pk=started.match, kind=MatchKind.VALIDATION).exists():
+        version_validating(started.match)
+    return True
 
 
 def receive_report(report: MatchReport) -> RunReport:
-    """What the platform does with a report: record a played match once, or give the
-    match back to the queue after an infrastructure error. A report for an attempt that
-    no longer holds the match is discarded (logged)."""
+    """Record a played report of the current attempt once, or give the match back to the
+    queue after an infrastructure error (``RETRY``: send it again after ``delay``). A
+    report of any other attempt is discarded (logged)."""
     if report.status is ReportStatus.INFRASTRUCTURE_ERROR:
         return _infrastructure_error(report)
-    try:
-        recorded = record_report(report)
-    except BaseException:
-        release(report.match, report.attempt)
-        raise
+    recorded = record_report(report)
     timings = {
         **report.timings.model_dump(),
         "storage": recorded.storage_seconds,
@@ -189,19 +94,9 @@ def receive_report(report: MatchReport) -> RunReport:
     return RunReport(RunResult.FINISHED, timings=timings)
 
 
-def _not_claimed(match_id: int) -> RunReport:
-    match = Match.objects.filter(pk=match_id).only("status", "started_at").first()
-    if match is not None and match.status == MatchStatus.RUNNING and match.started_at:
-        wait = (match.started_at + lease() - timezone.now()).total_seconds()
-        log_event(MatchEvent.BUSY, match=match_id, retry_in=max(wait, 1.0))
-        return RunReport(RunResult.BUSY, delay=max(wait, 1.0))
-    log_event(MatchEvent.SKIPPED, match=match_id, status=match.status if match else "missing")
-    return RunReport(RunResult.SKIPPED)
-
-
 def _infrastructure_error(report: MatchReport) -> RunReport:
     match = Match.objects.filter(pk=report.match, attempt=report.attempt).first()
-    if match is None or match.status != MatchStatus.RUNNING:
+    if match is None or match.status not in (MatchStatus.QUEUED, MatchStatus.RUNNING):
         log_event(MatchEvent.DISCARDED, match=report.match, worker=report.worker)
         return RunReport(RunResult.SKIPPED)
     reason = report.reason
@@ -209,17 +104,49 @@ def _infrastructure_error(report: MatchReport) -> RunReport:
         reason = f"infrastructure error, {match.attempts} attempts: {reason}"
         fail(match.pk, reason, report.attempt)
         return RunReport(RunResult.FAILED, reason=reason)
-    release(match.pk, report.attempt)
     delay = retry_delay(match.attempts)
+    if not release(match.pk, report.attempt, delay):
+        return RunReport(RunResult.SKIPPED)
     log_event(MatchEvent.RETRY, match=match.pk, attempt=match.attempts, delay=delay, reason=reason)
     return RunReport(RunResult.RETRY, delay=delay, reason=reason)
 
 
-def reap_matches() -> tuple[list[int], list[int]]:
-    """Matches a dead worker left ``running`` beyond the lease go back to the queue (or
-    fail after ``MATCH_MAX_ATTEMPTS``). Queued matches whose task the broker refused, and
-    those waiting longer than the lease (their message may have been lost with the
-    broker), are returned too, to be sent again. Returns (to send, failed)."""
+def worker_name() -> str:
+    """Who plays matches in this process (:func:`run_match`), as match pages show it."""
+    return socket.gethostname()
+
+
+def run_match(match_id: int, sandbox: SandboxKind | None = None) -> RunReport:
+    """Send, play (in this process's sandbox) and record one queued match, through the
+    same steps as a worker's: safe to call any number of times."""
+    job = issue_job(match_id)
+    if not isinstance(job, MatchJob):
+        return job
+    try:
+        runner = prepare_runner(sandbox or current_sandbox())
+    except Exception as error:  # the sandbox cannot be used here: nobody's fault but ours
+        report = MatchReport(
+            match=job.match,
+            attempt=job.attempt,
+            worker=worker_name(),
+            sandbox="none",
+            status=ReportStatus.INFRASTRUCTURE_ERROR,
+            reason=f"the sandbox is not available: {error}",
+        )
+    else:
+        match_started(
+            MatchStarted(match=job.match, attempt=job.attempt, worker=worker_name(), sandbox=runner)
+        )
+        report = play_job(job, runner, worker_name())
+    return receive_report(report)
+
+
+def reap_matches() -> tuple[list[int], list[int], list[int]]:
+    """What a lost worker or a lost message left behind: matches running beyond the lease
+    go back to the queue (or fail after ``MATCH_MAX_ATTEMPTS``); queued matches waiting to
+    be sent (the broker refused them, or their retry is due) and those sent longer than the
+    lease ago without starting (their message may have been lost with the broker) are to be
+    sent again. Returns (to send, to send again, failed)."""
     now = timezone.now()
     cutoff = now - lease()
     send: list[int] = []
@@ -235,17 +162,24 @@ def reap_matches() -> tuple[list[int], list[int]]:
                 status=MatchStatus.FAILED, failure_reason=reason, finished_at=timezone.now()
             ):
                 log_event(MatchEvent.FAILED, match=match_id, reason=reason)
-                validation.match_returned(match_id)
+                version_waiting(match_id)
                 failed.append(match_id)
-        elif still_stuck.update(status=MatchStatus.QUEUED, started_at=None):
+        elif still_stuck.update(
+            status=MatchStatus.QUEUED, started_at=None, attempt=None, sent_at=None, retry_at=None
+        ):
             log_event(MatchEvent.REQUEUED, match=match_id, attempts=attempts)
-            validation.match_returned(match_id)
+            version_waiting(match_id)
             send.append(match_id)
     # A match queued a moment ago may not have reached its on-commit send yet.
-    unsent = Q(sent=False, created_at__lt=now - timedelta(seconds=UNSENT_GRACE_SECONDS))
-    waiting = Match.objects.filter(unsent | Q(created_at__lt=cutoff), status=MatchStatus.QUEUED)
+    waiting = Match.objects.filter(
+        Q(retry_at__isnull=True, created_at__lt=now - timedelta(seconds=UNSENT_GRACE_SECONDS))
+        | Q(retry_at__lte=now),
+        status=MatchStatus.QUEUED,
+        sent_at__isnull=True,
+    )
     send += list(waiting.exclude(pk__in=send).values_list("pk", flat=True))
-    return send, failed
+    lost = Match.objects.filter(status=MatchStatus.QUEUED, sent_at__lt=cutoff)
+    return send, list(lost.values_list("pk", flat=True)), failed
 
 
 def validate_version(version_id: int, sandbox: SandboxKind | None = None) -> str:

@@ -1,39 +1,67 @@
-"""Celery tasks: thin wrappers taking ids, over the plain functions of ``running.py``,
-``ladder.py`` and ``validation.py``. With ``acks_late`` and ``task_reject_on_worker_lost``
-(``web/celery.py``) a match whose worker died is delivered again; ``run_match`` is safe to
-run twice."""
+"""The platform's Celery tasks, served by its own worker (the one that holds the database):
+what arena workers send back on the ``reports`` queue, and the periodic jobs on
+``maintenance``. Thin wrappers over ``running.py``, ``dispatch.py``, ``ladder.py`` and
+``validation.py``. Matches themselves are played by arena workers (``python -m arena
+worker``), which hold no database.
+
+With ``acks_late`` and ``task_reject_on_worker_lost`` (``arena/broker.py``) a message whose
+worker died is delivered again: every task here is safe to run twice.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import logging
 
 from celery import shared_task
+from django.utils import timezone
 
-from web.matches.models import Match
+from arena.broker import REPORT_TASK, STARTED_TASK
+from arena.contract import ContractError, load_report, load_started
 
 from . import ladder, running, validation
-from .dispatch import RUN_MATCH, send_match
+from .dispatch import SEND_MATCH_TASK, send_match, send_match_later
 from .events import MatchEvent, log_event
-from .running import RunResult
+from .lifecycle import RunResult, lease
+
+logger = logging.getLogger(__name__)
+
+# A report that cannot be recorded now (the database is restarting) is tried again with
+# backoff; the match stays with its attempt meanwhile, so nothing is lost or doubled.
+_RETRIED = {
+    "autoretry_for": (Exception,),
+    "dont_autoretry_for": (ContractError,),
+    "retry_backoff": 5,
+    "retry_backoff_max": 120,
+    "max_retries": 12,
+}
 
 
-@shared_task(
-    bind=True,
-    name=RUN_MATCH,
-    # Unexpected errors (database, storage) released the match: run it again with backoff.
-    # Infrastructure errors of the sandbox come back as RETRY with their own delay, and a
-    # bot's fault is a result, never an exception.
-    autoretry_for=(Exception,),
-    retry_backoff=10,
-    retry_backoff_max=300,
-    max_retries=8,
-)
-def run_match_task(self: Any, match_id: int) -> str:
-    report = running.run_match(match_id)
-    if report.result in (RunResult.RETRY, RunResult.BUSY):
-        # Our own attempt count caps retries (MATCH_MAX_ATTEMPTS), not Celery's.
-        raise self.retry(countdown=report.delay, max_retries=None)
-    return report.result.value
+@shared_task(name=STARTED_TASK, **_RETRIED)
+def match_started_task(text: str) -> bool:
+    try:
+        started = load_started(text)
+    except ContractError as error:
+        logger.error("refused a started message: %s", error)
+        return False
+    return running.match_started(started)
+
+
+@shared_task(name=REPORT_TASK, **_RETRIED)
+def match_report_task(text: str) -> str:
+    try:
+        report = load_report(text)
+    except ContractError as error:
+        logger.error("refused a match report: %s", error)
+        return "refused"
+    result = running.receive_report(report)
+    if result.result is RunResult.RETRY:
+        send_match_later(report.match, result.delay)
+    return result.result.value
+
+
+@shared_task(name=SEND_MATCH_TASK)
+def send_match_task(match_id: int) -> bool:
+    return send_match(match_id)
 
 
 @shared_task(name="pipeline.top_up_ladder")
@@ -43,12 +71,14 @@ def top_up_ladder_task() -> dict[str, int]:
 
 @shared_task(name="pipeline.reap_matches")
 def reap_matches_task() -> int:
-    send, failed = running.reap_matches()
-    kinds = dict(Match.objects.filter(pk__in=send).values_list("pk", "kind"))
+    send, resend, failed = running.reap_matches()
     for match_id in send:
         log_event(MatchEvent.RESENT, match=match_id)
-        send_match(match_id, kinds[match_id])
-    return len(send) + len(failed)
+        send_match(match_id)
+    for match_id in resend:
+        log_event(MatchEvent.RESENT, match=match_id, lost=True)
+        send_match(match_id, resend_before=timezone.now() - lease())
+    return len(send) + len(resend) + len(failed)
 
 
 @shared_task(name="pipeline.revalidate_failed")

@@ -1,5 +1,6 @@
 """Validation: a new version's first match, a match like the others (the same job, report
-and recording: :mod:`web.pipeline.running`). Its policy is here:
+and recording: :mod:`web.pipeline.running`; the version's states while its match moves
+are in :mod:`web.pipeline.lifecycle`). Its policy is here:
 
 - who it plays: built-in opponents (``VALIDATION_OPPONENTS``), unrated, ``VALIDATION_GAMES``
   games from a seed derived from the version, stopping after the candidate's first fault;
@@ -63,22 +64,8 @@ def queue_validation(version: BotVersion) -> Match:
     log_event(
         MatchEvent.QUEUED, match=match.pk, kind=match.kind, game=match.game, version=version.pk
     )
-    send_match_on_commit(match.pk, match.kind)
+    send_match_on_commit(match.pk)
     return match
-
-
-def match_started(match_id: int) -> None:
-    """Its match was claimed: the version is ``validating``."""
-    BotVersion.objects.filter(validation_match_id=match_id, status=VersionStatus.QUEUED).update(
-        status=VersionStatus.VALIDATING, validation_started_at=timezone.now()
-    )
-
-
-def match_returned(match_id: int) -> None:
-    """Its match went back to the queue, or failed for good: the version waits again."""
-    BotVersion.objects.filter(validation_match_id=match_id, status=VersionStatus.VALIDATING).update(
-        status=VersionStatus.QUEUED, validation_started_at=None
-    )
 
 
 def decide(match: Match, outcomes: Sequence[GameOutcome]) -> None:

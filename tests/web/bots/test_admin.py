@@ -68,9 +68,7 @@ def test_requeue_sends_rejected_versions_back_to_validation(
     assert active.status == VersionStatus.ACTIVE
     # A new validation match, sent once the action committed.
     assert rejected.validation_match_id not in (None, old_match)
-    assert [call.args for call in send.call_args_list] == [
-        (rejected.validation_match_id, "validation")
-    ]
+    assert [call.args for call in send.call_args_list] == [(rejected.validation_match_id,)]
 
 
 def test_requeue_failed_matches(admin_client: Client) -> None:

@@ -61,7 +61,7 @@ def test_validation_is_queued_only_when_the_transaction_commits(
         send.assert_not_called()
     assert len(callbacks) == 1
     assert version.validation_match is not None
-    send.assert_called_once_with(version.validation_match.pk, "validation")
+    send.assert_called_once_with(version.validation_match.pk)
 
 
 def test_an_upload_while_the_broker_is_down_is_kept_whole_and_sent_later(
@@ -78,10 +78,10 @@ def test_an_upload_while_the_broker_is_down_is_kept_whole_and_sent_later(
     match = version.validation_match
     assert match is not None
     match.refresh_from_db()
-    assert (match.status, match.sent) == (MatchStatus.QUEUED, False)
+    assert (match.status, match.sent_at, match.attempts) == (MatchStatus.QUEUED, None, 0)
     # The reaper's next run sends it again (once the on-commit send had its chance).
     Match.objects.filter(pk=match.pk).update(created_at=timezone.now() - timedelta(minutes=1))
-    assert running.reap_matches() == ([match.pk], [])
+    assert running.reap_matches() == ([match.pk], [], [])
 
 
 def assert_nothing_stored(before_files: set[Path], before_bots: int, before_versions: int) -> None:

@@ -13,11 +13,13 @@ from django.utils import timezone
 
 import web.sandbox
 from tests.web.factories import GOOD_BOT
+from tests.web.matches.arena_helpers import started_attempt
 from web.bots.models import Bot, BotVersion, RejectionKind, VersionStatus
 from web.bots.uploads import upload_version
 from web.matches.models import Match, MatchKind, MatchStatus
 from web.pipeline import running, validation
-from web.pipeline.running import RunResult, run_match, validate_version
+from web.pipeline.lifecycle import RunResult, release
+from web.pipeline.running import run_match, validate_version
 from web.sandbox import SandboxKind
 
 pytestmark = pytest.mark.django_db
@@ -157,11 +159,10 @@ def test_only_one_run_validates_a_version(user: User) -> None:
 def test_a_version_shows_validating_while_its_match_runs(user: User) -> None:
     version = upload(user)
     assert version.validation_match is not None
-    claimed = running.claim_job(version.validation_match.pk)
-    assert isinstance(claimed, running.Claimed)
+    job = started_attempt(version.validation_match.pk)
     version.refresh_from_db()
     assert version.status == VersionStatus.VALIDATING
-    assert running.release(claimed.job.match, claimed.job.attempt)
+    assert release(job.match, job.attempt)
     version.refresh_from_db()
     assert version.status == VersionStatus.QUEUED
 
@@ -211,22 +212,23 @@ def test_a_version_left_validating_by_a_dead_worker_is_queued_and_sent_again(
     version = upload(user)
     assert version.validation_match is not None
     match_id = version.validation_match.pk
-    assert isinstance(running.claim_job(match_id), running.Claimed)  # then the worker died
+    started_attempt(match_id)  # then the worker died
     long_ago = timezone.now() - timedelta(seconds=settings.MATCH_LEASE_SECONDS + 5)  # type: ignore[attr-defined]
     Match.objects.filter(pk=match_id).update(started_at=long_ago)
-    send, failed = running.reap_matches()
-    assert (send, failed) == ([match_id], [])
+    assert running.reap_matches() == ([match_id], [], [])
     version.refresh_from_db()
     assert version.status == VersionStatus.QUEUED
     assert validate_version(version.pk, PROCESS) == VersionStatus.ACTIVE
 
 
-def test_the_task_is_configured_for_work_that_must_not_be_lost() -> None:
+def test_both_sides_are_configured_for_work_that_must_not_be_lost() -> None:
+    from arena.worker import app as arena_app
     from web.celery import app
-    from web.pipeline.tasks import run_match_task
+    from web.pipeline.tasks import match_report_task
 
-    assert app.conf.task_acks_late is True
-    assert app.conf.task_reject_on_worker_lost is True
-    assert app.conf.worker_prefetch_multiplier == 1
+    for side in (app, arena_app):
+        assert side.conf.task_acks_late is True
+        assert side.conf.task_reject_on_worker_lost is True
+        assert side.conf.worker_prefetch_multiplier == 1
     assert 0 < app.conf.task_soft_time_limit < app.conf.task_time_limit
-    assert run_match_task.max_retries == 8
+    assert match_report_task.max_retries == 12

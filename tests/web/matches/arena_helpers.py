@@ -6,10 +6,13 @@ import math
 import random
 from collections.abc import Sequence
 
+from arena.contract import MatchJob, MatchStarted
 from tests.web.factories import active_bot
 from web.bots.models import Bot, Game
 from web.matches.models import Match, MatchKind, RatingChange
+from web.pipeline.dispatch import issue_job
 from web.pipeline.ladder import create_match
+from web.pipeline.running import match_started
 
 
 def ladder_bots(n: int, game: str = Game.FIVE_CUCUMBERS) -> list[Bot]:
@@ -19,6 +22,15 @@ def ladder_bots(n: int, game: str = Game.FIVE_CUCUMBERS) -> list[Bot]:
 def queued_match(bots: Sequence[Bot], *, rated: bool = True, seed: int = 1) -> Match:
     kind = MatchKind.LADDER if rated else MatchKind.CHALLENGE
     return create_match(bots[0].game, kind, bots, rated=rated, rng=random.Random(seed))
+
+
+def started_attempt(match_id: int, worker: str = "test-worker") -> MatchJob:
+    """Send the queued match under a new attempt and start it, as an arena worker would."""
+    job = issue_job(match_id)
+    assert isinstance(job, MatchJob), job
+    started = MatchStarted(match=match_id, attempt=job.attempt, worker=worker, sandbox="process")
+    assert match_started(started)
+    return job
 
 
 def assert_history_consistent(bots: Sequence[Bot]) -> None:

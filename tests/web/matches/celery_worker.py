@@ -1,5 +1,7 @@
-"""A real Celery worker for the pipeline tests: a subprocess on the production settings,
-with Redis as its broker, the test database and the test process's files."""
+"""Real workers for the pipeline tests, on Redis: the platform's worker (a subprocess on the
+production settings, the test database and the test process's files; it serves reports and
+the periodic jobs) and an arena worker started with ``env -i``, whose environment holds the
+broker URL, the sandbox choice and the Docker engine's address, and nothing else."""
 
 from __future__ import annotations
 
@@ -15,30 +17,56 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.db import connection
-from kombu import Connection
+
+from arena.broker import BrokerSettings
 
 REPO = Path(__file__).resolve().parents[3]
 #: A Redis database of its own, flushed before each test.
 REDIS_URL = os.environ.get("CUCUMBERS_TEST_REDIS_URL", "redis://127.0.0.1:6379/7")
+#: What the arena worker's environment may hold besides the broker (never the database's
+#: address, the secret key or the platform's files).
+ARENA_ONLY = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/nonexistent"}
 
 
-def require_redis() -> str:
+def require_redis(url: str = REDIS_URL) -> str:
     """The broker URL once Redis answers (flushed); else skip, or fail under ``CI=true``."""
     import redis
 
     try:
-        client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2)
+        client = redis.Redis.from_url(url, socket_connect_timeout=2)
         client.flushdb()
         client.close()
     except redis.RedisError as error:
-        message = f"Redis is not available at {REDIS_URL} (make services): {error}"
+        message = f"Redis is not available at {url} (make services): {error}"
         if os.environ.get("CI", "").lower() == "true":
             pytest.fail(message)
         pytest.skip(message)
-    return REDIS_URL
+    return url
 
 
-def worker_env(sandbox: str, **extra: str) -> dict[str, str]:
+@contextmanager
+def platform_broker(url: str = REDIS_URL, **timeouts: str) -> Iterator[None]:
+    """The test process's Celery app (the platform's) sends through Redis at ``url`` for the
+    block, instead of its in-memory broker, so matches queued in the test reach workers."""
+    from web.celery import app
+
+    def fresh_pools() -> None:
+        app._pool = None
+        app.amqp._producer_pool = None
+
+    before = app.conf.broker_url, app.conf.broker_transport_options
+    options = BrokerSettings.from_env({"REDIS_URL": url, **timeouts}).celery()
+    app.conf.broker_url = options["broker_url"]
+    app.conf.broker_transport_options = options["broker_transport_options"]
+    fresh_pools()
+    try:
+        yield
+    finally:
+        app.conf.broker_url, app.conf.broker_transport_options = before
+        fresh_pools()
+
+
+def platform_env(url: str = REDIS_URL, **extra: str) -> dict[str, str]:
     db = connection.settings_dict
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CELERY_", "MATCH_"))}
     env.update(
@@ -49,27 +77,55 @@ def worker_env(sandbox: str, **extra: str) -> dict[str, str]:
             f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
         ),
         DB_CONN_MAX_AGE="0",
-        REDIS_URL=REDIS_URL,
+        REDIS_URL=url,
         DATA_DIR=str(settings.DATA_DIR),
-        SANDBOX=sandbox,
         PYTHONPATH=os.pathsep.join([str(REPO / "platform"), str(REPO)]),
         **extra,
     )
     return env
 
 
-@contextmanager
-def celery_worker(env: dict[str, str], log: Path) -> Iterator[subprocess.Popen[bytes]]:
-    """A worker (one process in its pool) until the block ends; SIGKILL may end it earlier."""
-    argv = [
-        *[sys.executable, "-m", "celery", "-A", "web", "worker", "--concurrency=1"],
-        *["-Q", "urgent,ladder,maintenance"],
-    ]
-    argv += ["--loglevel=INFO", "--without-gossip", "--without-mingle", "--without-heartbeat"]
+def arena_env(sandbox: str, url: str = REDIS_URL, **extra: str) -> dict[str, str]:
+    """Everything the arena worker gets: the broker, the sandbox, and ``extra``."""
+    env = {**ARENA_ONLY, "REDIS_URL": url, "SANDBOX": sandbox, **extra}
+    if "DOCKER_HOST" in os.environ and "DOCKER_HOST" not in env:
+        env["DOCKER_HOST"] = os.environ["DOCKER_HOST"]
+    return env
+
+
+def _start(argv: list[str], env: dict[str, str] | None, log: Path) -> subprocess.Popen[bytes]:
     with log.open("ab") as out:
-        worker = subprocess.Popen(
+        return subprocess.Popen(
             argv, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
         )
+
+
+@contextmanager
+def platform_worker(env: dict[str, str], log: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """The platform's worker (reports, then the periodic jobs) until the block ends."""
+    argv = [
+        *[sys.executable, "-m", "celery", "-A", "web", "worker", "--concurrency=1"],
+        *["-Q", "reports,maintenance", "-n", "platform@%h", "--loglevel=INFO"],
+        *["--without-gossip", "--without-mingle", "--without-heartbeat"],
+    ]
+    worker = _start(argv, env, log)
+    try:
+        yield worker
+    finally:
+        kill(worker, signal.SIGTERM)
+
+
+@contextmanager
+def arena_worker(
+    env: dict[str, str], log: Path, name: str = "test-arena"
+) -> Iterator[subprocess.Popen[bytes]]:
+    """An arena worker (one match at a time) until the block ends; SIGKILL may end it
+    earlier. ``env -i``: it inherits nothing of this process's environment."""
+    argv = [
+        *["env", "-i", *(f"{key}={value}" for key, value in env.items())],
+        *[sys.executable, "-m", "arena", "worker", "--concurrency=1", f"--name={name}"],
+    ]
+    worker = _start(argv, None, log)
     try:
         yield worker
     finally:
@@ -86,19 +142,15 @@ def kill(worker: subprocess.Popen[bytes], signum: int) -> None:
             worker.wait()
 
 
-def send(task_name: str, *args: object, queue: str = "ladder") -> None:
-    """Send a task through Redis (the test process's own app uses the memory broker)."""
-    from web.celery import app
-
-    with Connection(REDIS_URL) as conn:
-        app.send_task(task_name, args=list(args), connection=conn, queue=queue)
-
-
-def wait_for(condition: Callable[[], bool], seconds: float, what: str, log: Path) -> None:
+def wait_for(condition: Callable[[], bool], seconds: float, what: str, *logs: Path) -> None:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if condition():
             return
         time.sleep(0.3)
-    tail = log.read_text(errors="replace")[-4000:] if log.exists() else ""
-    pytest.fail(f"timed out waiting for {what}; worker log:\n{tail}")
+    tails = [
+        f"--- {log.name}:\n{log.read_text(errors='replace')[-3000:]}"
+        for log in logs
+        if log.exists()
+    ]
+    pytest.fail(f"timed out waiting for {what}; worker logs:\n" + "\n".join(tails))

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 import threading
-import uuid
 from pathlib import Path
 
 import pytest
@@ -14,13 +13,17 @@ from django.db import connection
 from arena.contract import MatchReport, ReportStatus
 from arena.playing import play_job
 from tests.arena.conftest import require_sandbox
-from tests.web.matches.arena_helpers import assert_history_consistent, ladder_bots, queued_match
+from tests.web.matches.arena_helpers import (
+    assert_history_consistent,
+    ladder_bots,
+    queued_match,
+    started_attempt,
+)
 from web.bots.models import Bot
 from web.matches.models import Match, MatchStatus, RatingChange
 from web.pipeline import running
-from web.pipeline.jobs import job_for
+from web.pipeline.lifecycle import RunResult
 from web.pipeline.recording import record_report
-from web.pipeline.running import RunResult
 from web.sandbox import SandboxKind, prepare_runner
 
 
@@ -95,10 +98,7 @@ def test_concurrent_matches_sharing_bots_lose_no_rating_update(settings: object)
     played = []
     for i in range(rounds * workers):
         match = queued_match(bots[i % 3 :] + bots[: i % 3], seed=i)
-        attempt = uuid.uuid4()
-        assert Match.claim(match.pk, attempt)
-        participants = list(match.participants.select_related("version").order_by("index"))
-        report = play_job(job_for(match, participants, attempt), "process", "test-worker")
+        report = play_job(started_attempt(match.pk), "process", "test-worker")
         assert report.status is ReportStatus.PLAYED, report.reason
         played.append(report)
     barrier = threading.Barrier(workers)

@@ -1,7 +1,8 @@
-"""A match worker and its Docker engine, through real Celery workers on Redis: no engine at
-the start, no worker (a clear message, a non-zero exit); an engine lost later pauses the
-worker's queues instead of letting it claim and fail every queued match, and it resumes when
-the engine is back."""
+"""An arena worker and its Docker engine, through real workers on Redis: no engine at the
+start, no worker (a clear message, a non-zero exit); an engine lost later pauses the
+worker's queues instead of letting it take and fail every queued match, and it resumes when
+the engine is back; an engine lost in the middle of a match makes it an infrastructure error,
+sent again and played once the engine is back, never charged to a bot."""
 
 from __future__ import annotations
 
@@ -9,13 +10,22 @@ from pathlib import Path
 
 import pytest
 
+from arena.sandbox.reaper import reap_containers
 from tests.arena.conftest import require_sandbox
 from tests.arena.engine_proxy import EngineProxy
 from tests.web.factories import GOOD_BOT, UserFactory
-from tests.web.matches.celery_worker import celery_worker, require_redis, send, wait_for, worker_env
+from tests.web.matches.celery_worker import (
+    arena_env,
+    arena_worker,
+    platform_broker,
+    platform_env,
+    platform_worker,
+    require_redis,
+    wait_for,
+)
 from web.bots.models import Bot, BotVersion, VersionStatus
 from web.bots.uploads import upload_version
-from web.matches.models import Match, MatchStatus
+from web.matches.models import Match, MatchStatus, RatingChange
 from web.pipeline.ladder import queue_ladder_matches
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -23,14 +33,14 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def test_a_match_worker_without_an_engine_stops_at_once_naming_it(tmp_path: Path) -> None:
     require_redis()
-    env = worker_env("docker", DOCKER_HOST=f"unix://{tmp_path}/no-engine.sock")
+    env = arena_env("docker", DOCKER_HOST=f"unix://{tmp_path}/no-engine.sock")
     log = tmp_path / "worker.log"
-    with celery_worker(env, log) as worker:
+    with arena_worker(env, log) as worker:
         status = worker.wait(timeout=120)
     assert status != 0
     text = log.read_text()
     assert "the Docker engine cannot be reached" in text
-    assert "Task pipeline.run_match" not in text  # it never took work
+    assert "ready." not in text and "playing" not in text  # it never took work
 
 
 def test_a_worker_whose_engine_goes_away_pauses_and_resumes_without_burning_attempts(
@@ -40,24 +50,23 @@ def test_a_worker_whose_engine_goes_away_pauses_and_resumes_without_burning_atte
     require_sandbox()
     settings.MATCH_GAMES = 1  # type: ignore[attr-defined]
     for name in ("kim", "lou"):
-        version = upload_version(
-            UserFactory(username=name), "b.py", GOOD_BOT, new_bot_name=name, game="concombre"
-        )
-        BotVersion.objects.filter(pk=version.pk).update(status=VersionStatus.ACTIVE)
-        Bot.objects.filter(pk=version.bot_id).update(active_version=version)
+        make_active(name)
     socket_path = tmp_path / "engine.sock"
     proxy = EngineProxy(socket_path)
-    log = tmp_path / "worker.log"
+    log, platform_log = tmp_path / "worker.log", tmp_path / "platform.log"
 
     def logged(text: str) -> bool:
         return text in log.read_text(errors="replace")
 
-    with celery_worker(worker_env("docker", DOCKER_HOST=proxy.docker_host), log):
+    with (
+        platform_broker(),
+        platform_worker(platform_env(), platform_log),
+        arena_worker(arena_env("docker", DOCKER_HOST=proxy.docker_host), log),
+    ):
         wait_for(lambda: logged("ready."), 60, "the worker to start", log)
         proxy.cut()
         wait_for(lambda: logged("paused urgent, ladder"), 60, "the worker to pause", log)
-        (match,) = queue_ladder_matches("concombre", 1)
-        send("pipeline.run_match", match.pk)
+        (match,) = queue_ladder_matches("concombre", 1)  # sent on commit
         EngineProxy(socket_path)  # the engine is back
         wait_for(lambda: logged("resumed urgent, ladder"), 60, "the worker to resume", log)
         wait_for(
@@ -65,9 +74,62 @@ def test_a_worker_whose_engine_goes_away_pauses_and_resumes_without_burning_atte
             120,
             "the match",
             log,
+            platform_log,
         )
     match.refresh_from_db()
-    # Taken only once the engine was back: a worker that kept consuming would have claimed
+    # Taken only once the engine was back: a worker that kept consuming would have taken
     # it during the outage, failed it as an infrastructure error and needed a second attempt.
     assert match.attempts == 1
     assert match.sandbox == "docker"
+
+
+def test_an_engine_lost_mid_match_is_retried_and_never_charged_to_a_bot(
+    tmp_path: Path, settings: object
+) -> None:
+    require_redis()
+    require_sandbox()
+    settings.MATCH_GAMES = 200  # type: ignore[attr-defined]  long enough to cut in the middle
+    for name in ("max", "ned"):
+        make_active(name)
+    socket_path = tmp_path / "engine.sock"
+    proxy = EngineProxy(socket_path)
+    log, platform_log = tmp_path / "worker.log", tmp_path / "platform.log"
+
+    def logged(text: str) -> bool:
+        return text in log.read_text(errors="replace")
+
+    with (
+        platform_broker(),
+        platform_worker(platform_env(MATCH_RETRY_SECONDS="1"), platform_log),
+        arena_worker(arena_env("docker", DOCKER_HOST=proxy.docker_host), log),
+    ):
+        wait_for(lambda: logged("ready."), 60, "the worker to start", log)
+        (match,) = queue_ladder_matches("concombre", 1)
+        wait_for(lambda: logged("playing (ladder)"), 60, "the match to start", log)
+        proxy.cut()
+        wait_for(lambda: logged("infrastructure_error"), 60, "the match to end", log)
+        EngineProxy(socket_path)  # the engine is back
+        wait_for(
+            lambda: Match.objects.get(pk=match.pk).status == MatchStatus.FINISHED,
+            180,
+            "the match played again",
+            log,
+            platform_log,
+        )
+    match.refresh_from_db()
+    assert match.attempts == 2
+    assert match.games.count() == 200
+    # Not one fault of the lost attempt reached the record: the bots played cleanly.
+    assert all(game.faults == [] for game in match.games.all())
+    assert RatingChange.objects.filter(match=match).count() == 2 * 200
+    assert "event=match.retry" in platform_log.read_text()
+    # What the dead engine connection could not remove, the reaper does.
+    reap_containers()
+
+
+def make_active(name: str) -> None:
+    version = upload_version(
+        UserFactory(username=name), "b.py", GOOD_BOT, new_bot_name=name, game="concombre"
+    )
+    BotVersion.objects.filter(pk=version.pk).update(status=VersionStatus.ACTIVE)
+    Bot.objects.filter(pk=version.bot_id).update(active_version=version)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import uuid
 
 import pytest
 from django.test import Client
@@ -57,12 +58,14 @@ def test_faults_are_counted_for_the_bot_in_that_seat() -> None:
 
 
 @pytest.mark.django_db
-def test_only_one_worker_claims_a_queued_match() -> None:
+def test_only_one_caller_sends_a_queued_match_under_a_new_attempt() -> None:
     match = MatchFactory()
-    assert Match.claim(match.pk)
-    assert not Match.claim(match.pk)
+    first, second = uuid.uuid4(), uuid.uuid4()
+    assert Match.issue(match.pk, first)
+    assert not Match.issue(match.pk, second)
     match.refresh_from_db()
-    assert (match.status, match.attempts) == (MatchStatus.RUNNING, 1)
+    assert (match.status, match.attempts, match.attempt) == (MatchStatus.QUEUED, 1, first)
+    assert match.sent_at is not None
 
 
 @pytest.mark.django_db

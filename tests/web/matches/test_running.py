@@ -1,26 +1,32 @@
 """Running a match as the worker does (the plain function, process runner for speed):
-claim, record once, ratings, faults, infrastructure errors, take-over and the reaper."""
+attempts, record once, ratings, faults, infrastructure errors, lost workers and messages,
+and the reaper."""
 
 from __future__ import annotations
 
 import gzip
 import json
 import math
-import uuid
 from datetime import timedelta
 
 import pytest
 from django.utils import timezone
 
 import web.sandbox
+from arena.contract import MatchJob, MatchStarted
 from arena.playing import play_job
 from tests.web.factories import VersionFactory
-from tests.web.matches.arena_helpers import assert_history_consistent, ladder_bots, queued_match
+from tests.web.matches.arena_helpers import (
+    assert_history_consistent,
+    ladder_bots,
+    queued_match,
+    started_attempt,
+)
 from web.bots.models import Bot, VersionStatus
 from web.matches.models import Match, MatchStatus, RatingChange
 from web.pipeline import running
-from web.pipeline.jobs import job_for
-from web.pipeline.running import RunResult
+from web.pipeline.dispatch import issue_job
+from web.pipeline.lifecycle import RunResult
 from web.pipeline.validation import promote
 from web.sandbox import SandboxKind
 
@@ -73,26 +79,50 @@ def test_running_a_match_twice_records_it_once() -> None:
     assert math.isclose(sum(ratings), 2 * 1500.0)  # two players, same K: zero sum
 
 
-def test_a_dead_attempt_cannot_record_after_its_match_was_taken_over(settings: object) -> None:
+def test_a_dead_attempt_cannot_record_after_its_match_was_sent_again() -> None:
     bots = ladder_bots(2)
     match = queued_match(bots)
-    dead = uuid.uuid4()
-    assert Match.claim(match.pk, dead)
-    # While its lease runs, nobody else may take the match.
-    busy = running.run_match(match.pk, PROCESS)
-    assert busy.result is RunResult.BUSY and busy.delay > 60
-    # The lease is over (its worker died): the next attempt takes it over and records it.
+    dead = started_attempt(match.pk, worker="a-dead-worker")
+    # While its lease runs, nothing sends it again.
+    assert running.run_match(match.pk, PROCESS).result is RunResult.SKIPPED
+    assert running.reap_matches() == ([], [], [])
+    # The lease is over (its worker died): the reaper queues it, the next attempt records it.
     Match.objects.filter(pk=match.pk).update(started_at=timezone.now() - timedelta(hours=1))
+    assert running.reap_matches() == ([match.pk], [], [])
     assert running.run_match(match.pk, PROCESS).result is RunResult.FINISHED
     match.refresh_from_db()
     assert match.attempts == 2
-    # The presumed-dead attempt wakes up with its own report: discarded.
-    participants = list(match.participants.select_related("version").order_by("index"))
-    late = play_job(job_for(match, participants, dead), "process", "a-late-worker")
+    # The presumed-dead attempt wakes up with its own messages: discarded.
+    late = play_job(dead, "process", "a-dead-worker")
     assert running.receive_report(late).result is RunResult.SKIPPED
+    late_start = MatchStarted(
+        match=match.pk, attempt=dead.attempt, worker="a-dead-worker", sandbox="process"
+    )
+    assert not running.match_started(late_start)
     assert RatingChange.objects.filter(match=match).count() == 4
     match.refresh_from_db()
-    assert match.worker == running.worker_name() != "a-late-worker"
+    assert match.status == MatchStatus.FINISHED
+    assert match.worker == running.worker_name() != "a-dead-worker"
+
+
+def test_a_report_that_overtakes_its_started_message_is_recorded_once() -> None:
+    match = queued_match(ladder_bots(2))
+    job = issue_job(match.pk)
+    assert isinstance(job, MatchJob)
+    report = play_job(job, "process", "quick-worker")
+    assert running.receive_report(report).result is RunResult.FINISHED
+    started = MatchStarted(
+        match=match.pk, attempt=job.attempt, worker="quick-worker", sandbox="process"
+    )
+    assert not running.match_started(started)  # too late: it changes nothing
+    assert running.receive_report(report).result is RunResult.SKIPPED  # a duplicate
+    match.refresh_from_db()
+    assert (match.status, match.worker, match.games.count()) == (
+        MatchStatus.FINISHED,
+        "quick-worker",
+        2,
+    )
+    assert RatingChange.objects.filter(match=match).count() == 4
 
 
 def test_a_bots_fault_is_a_result_not_a_retry() -> None:
@@ -153,19 +183,24 @@ def test_infrastructure_errors_retry_with_backoff_then_fail_unrated(
     assert {p.placement for p in match.participants.all()} == {None}
 
 
-def test_an_unexpected_error_gives_the_match_back_and_escapes(
+def test_a_report_that_cannot_be_recorded_now_is_recorded_when_delivered_again(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     match = queued_match(ladder_bots(2))
+    job = started_attempt(match.pk)
+    report = play_job(job, "process", "test-worker")
 
     def broken(*args: object, **kwargs: object) -> object:
         raise OSError("no space left on device")
 
-    monkeypatch.setattr(running, "record_report", broken)
-    with pytest.raises(OSError):
-        running.run_match(match.pk, PROCESS)
+    with monkeypatch.context() as patched:
+        patched.setattr(running, "record_report", broken)
+        with pytest.raises(OSError):  # the report task retries it
+            running.receive_report(report)
     match.refresh_from_db()
-    assert (match.status, match.attempts) == (MatchStatus.QUEUED, 1)  # the task retries it
+    assert (match.status, match.attempt, match.attempts) == (MatchStatus.RUNNING, job.attempt, 1)
+    assert running.receive_report(report).result is RunResult.FINISHED
+    assert RatingChange.objects.filter(match=match).count() == 4
 
 
 def test_the_reaper_requeues_stuck_matches_and_fails_them_at_the_cap(settings: object) -> None:
@@ -174,16 +209,39 @@ def test_the_reaper_requeues_stuck_matches_and_fails_them_at_the_cap(settings: o
     stuck = queued_match(bots, seed=1)
     fresh = queued_match(bots, seed=2)
     for match in (stuck, fresh):
-        assert Match.claim(match.pk, uuid.uuid4())
+        started_attempt(match.pk)
     long_ago = timezone.now() - timedelta(hours=1)
     Match.objects.filter(pk=stuck.pk).update(started_at=long_ago)
-    send, failed = running.reap_matches()
-    assert (send, failed) == ([stuck.pk], [])
+    assert running.reap_matches() == ([stuck.pk], [], [])
     assert Match.objects.get(pk=stuck.pk).status == MatchStatus.QUEUED
     assert Match.objects.get(pk=fresh.pk).status == MatchStatus.RUNNING
     # Lost a second time: the retry cap is reached.
-    assert Match.claim(stuck.pk, uuid.uuid4())
+    started_attempt(stuck.pk)
     Match.objects.filter(pk=stuck.pk).update(started_at=long_ago)
-    assert running.reap_matches() == ([], [stuck.pk])
+    assert running.reap_matches() == ([], [], [stuck.pk])
     stuck.refresh_from_db()
     assert stuck.status == MatchStatus.FAILED and "lost 2 times" in stuck.failure_reason
+
+
+def test_the_reaper_sends_what_is_due_and_what_was_lost_and_nothing_else() -> None:
+    bots = ladder_bots(2)
+    unsent, retry_due, retry_later, lost, waiting = (queued_match(bots, seed=i) for i in range(5))
+    now = timezone.now()
+    a_minute_ago = now - timedelta(minutes=1)
+    Match.objects.filter(pk__in=[m.pk for m in (unsent, retry_due, retry_later)]).update(
+        created_at=a_minute_ago
+    )
+    Match.objects.filter(pk=retry_due.pk).update(retry_at=a_minute_ago)
+    Match.objects.filter(pk=retry_later.pk).update(retry_at=now + timedelta(minutes=5))
+    for match in (lost, waiting):  # sent, never started
+        assert isinstance(issue_job(match.pk), MatchJob)
+    Match.objects.filter(pk=lost.pk).update(sent_at=now - timedelta(hours=1))
+    send, resend, failed = running.reap_matches()
+    assert (sorted(send), resend, failed) == (sorted([unsent.pk, retry_due.pk]), [lost.pk], [])
+    # A lost message is sent again under a new attempt; the old one can no longer record.
+    before = Match.objects.get(pk=lost.pk).attempt
+    again = issue_job(lost.pk, resend_before=now - timedelta(minutes=30))
+    assert isinstance(again, MatchJob) and again.attempt != before
+    assert issue_job(waiting.pk, resend_before=now - timedelta(minutes=30)) == running.RunReport(
+        RunResult.SKIPPED
+    )

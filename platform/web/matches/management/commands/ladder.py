@@ -12,7 +12,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from web.bots.models import Bot, Game
 from web.pipeline.ladder import queue_ladder_matches
-from web.pipeline.running import RunResult, run_match
+from web.pipeline.lifecycle import RunResult
+from web.pipeline.running import run_match
 from web.sandbox import SandboxKind
 
 

@@ -1,0 +1,234 @@
+"""``python -m arena worker``: an arena worker. It takes match jobs from the broker, plays
+each in the Docker sandbox (:func:`arena.playing.play_job`) and sends back a ``started``
+message when it begins and the report when it ends (:mod:`arena.broker`).
+
+It needs the broker and a Docker engine, and nothing else: no database, no secret key, no
+storage credentials, no Django. Its settings are ``REDIS_URL`` (or ``CUCUMBERS_BROKER_DIR``
+for the local filesystem broker), the broker's ``CELERY_VISIBILITY_TIMEOUT`` and
+``CELERY_RESTORE_INTERVAL``, the sandbox's ``CUCUMBERS_SANDBOX_*`` limits, ``SANDBOX``
+(``docker``, or ``process`` explicitly, for local use only) and its name.
+
+Fail closed: with Docker, a worker whose engine does not answer at start exits non-zero
+with a message naming the engine; one whose engine goes away pauses its queues until it is
+back (:mod:`arena.engine_watch`); a match in flight then ends as an infrastructure error,
+retried by the platform, never charged to a bot and never played elsewhere.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import socket
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from celery import Celery
+from celery.exceptions import Reject
+
+from .broker import (
+    DELIVERY,
+    MATCH_QUEUES,
+    PLAY_TASK,
+    REPORT_TASK,
+    REPORTS_QUEUE,
+    STARTED_TASK,
+    BrokerSettings,
+    BrokerSettingsError,
+)
+from .contract import (
+    ContractError,
+    MatchReport,
+    MatchStarted,
+    ReportStatus,
+    dump,
+    load_job,
+)
+from .engine_watch import EngineWatch, require_engine
+from .playing import play_job
+
+logger = logging.getLogger(__name__)
+
+#: Runners a worker may play in: the sandbox, or (explicitly) the SDK's process runner.
+SANDBOXES = ("docker", "process")
+#: How long a message back to the platform is retried while the broker does not answer.
+SEND_RETRIES = 60
+SEND_RETRY_POLICY = {
+    "max_retries": SEND_RETRIES,
+    "interval_start": 1,
+    "interval_step": 1,
+    "interval_max": 2,
+}
+
+
+#: What an arena worker reads from its environment, besides ``CUCUMBERS_SANDBOX_*``: the
+#: broker, the sandbox choice and the Docker engine's address.
+WORKER_VARIABLES = (
+    "REDIS_URL",
+    "CUCUMBERS_BROKER_DIR",
+    "CELERY_VISIBILITY_TIMEOUT",
+    "CELERY_RESTORE_INTERVAL",
+    "SANDBOX",
+    "DOCKER_HOST",
+    "DOCKER_TLS_VERIFY",
+    "DOCKER_CERT_PATH",
+)
+#: What any process needs to run.
+PROCESS_VARIABLES = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH")
+
+
+def worker_environment(environ: Mapping[str, str]) -> dict[str, str]:
+    """The part of ``environ`` an arena worker may see: never the platform's database,
+    secret key or storage credentials."""
+    return {
+        name: value
+        for name, value in environ.items()
+        if name in WORKER_VARIABLES
+        or name in PROCESS_VARIABLES
+        or name.startswith("CUCUMBERS_SANDBOX_")
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerConfig:
+    """Who this worker is and how it plays (set before the worker starts; its pool's
+    processes inherit it)."""
+
+    name: str
+    sandbox: str = "docker"
+    staging_dir: str | None = None
+
+
+# No fixups: Celery would set Django up if DJANGO_SETTINGS_MODULE happened to be set.
+app = Celery("arena", fixups=[])
+app.conf.update(DELIVERY)
+try:  # for `celery -A arena.worker inspect ...`; a worker's own start names any problem
+    app.conf.update(BrokerSettings.from_env().celery())
+except BrokerSettingsError:
+    pass
+_config = WorkerConfig(name=socket.gethostname())
+
+
+def configure(config: WorkerConfig, broker: BrokerSettings) -> None:
+    """Set the worker's identity and broker (before it starts)."""
+    global _config
+    if config.sandbox not in SANDBOXES:
+        raise ValueError(f"SANDBOX={config.sandbox!r}: one of {', '.join(SANDBOXES)}")
+    _config = config
+    app.conf.update(broker.celery())
+
+
+def current_config() -> WorkerConfig:
+    return _config
+
+
+@app.task(name=PLAY_TASK)  # type: ignore[untyped-decorator]  # Celery is untyped
+def play(text: str) -> str:
+    """Play one job and send back what happened."""
+    config = current_config()
+    try:
+        job = load_job(text)
+    except ContractError as error:
+        # A site of another release, most likely: say so to the platform, which retries
+        # the match (and fails it with this reason at its attempt cap).
+        logger.error("cannot read a job: %s", error)
+        refused = _refusal(text, f"worker {config.name} cannot read this job: {error}")
+        if refused is not None:
+            send_back(REPORT_TASK, dump(refused))
+        return "refused"
+    logger.info("match %s attempt %s: playing (%s)", job.match, job.attempt, job.kind)
+    send_back(
+        STARTED_TASK,
+        dump(
+            MatchStarted(
+                match=job.match, attempt=job.attempt, worker=config.name, sandbox=config.sandbox
+            )
+        ),
+    )
+    report = play_job(job, config.sandbox, config.name, config.staging_dir)
+    send_back(REPORT_TASK, dump(report))
+    logger.info("match %s attempt %s: %s", job.match, job.attempt, report.status.value)
+    return report.status.value
+
+
+def send_back(task: str, text: str) -> None:
+    """Send a message to the platform, retried while the broker does not answer; if it
+    never does, the job goes back to the queue (played again under the same attempt)."""
+    try:
+        app.send_task(
+            task, args=[text], queue=REPORTS_QUEUE, retry=True, retry_policy=SEND_RETRY_POLICY
+        )
+    except Exception as error:
+        raise Reject(f"the platform could not be told: {error}", requeue=True) from error
+
+
+def _refusal(text: str, reason: str) -> MatchReport | None:
+    """An infrastructure-error report for a job that could not be read, if its match and
+    attempt can be."""
+    try:
+        raw = json.loads(text)
+        return MatchReport(
+            match=int(raw["match"]),
+            attempt=uuid.UUID(str(raw["attempt"])),
+            worker=current_config().name,
+            sandbox=current_config().sandbox,
+            status=ReportStatus.INFRASTRUCTURE_ERROR,
+            reason=reason[:2000],
+        )
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def prepare_sandbox(config: WorkerConfig) -> None:
+    """Before the first job is taken: no engine, no worker (it could only fail, or, were it
+    allowed to fall back, run bots unsandboxed). Raises ``SystemExit`` with the reason."""
+    if config.sandbox != "docker":
+        logger.warning("SANDBOX=process: bots run unsandboxed on this host (local use only)")
+        return
+    from .sandbox.image import ImageError, ensure_image
+    from .sandbox.runner import register
+
+    require_engine()
+    try:
+        report = ensure_image()
+    except ImageError as error:
+        raise SystemExit(f"arena: error: the sandbox image cannot be had: {error}") from error
+    logger.info("sandbox image %s ready (built: %s)", report.tag, report.built)
+    register()
+
+
+class MatchQueuesWatch(EngineWatch):
+    """Pauses the match queues while the engine is down (Docker sandbox only)."""
+
+    queues = MATCH_QUEUES
+
+    def include_if(self, parent: Any) -> bool:
+        return current_config().sandbox == "docker"
+
+
+app.steps["consumer"].add(MatchQueuesWatch)
+
+
+def run_worker(
+    config: WorkerConfig,
+    broker: BrokerSettings,
+    *,
+    concurrency: int,
+    queues: tuple[str, ...] = MATCH_QUEUES,
+    loglevel: str = "INFO",
+) -> None:
+    """Run the worker in the foreground until it is stopped (SIGTERM: warm shutdown)."""
+    configure(config, broker)
+    prepare_sandbox(config)
+    app.worker_main(
+        [
+            "worker",
+            f"--hostname=arena@{config.name}",
+            f"--queues={','.join(queues)}",
+            f"--concurrency={concurrency}",
+            f"--loglevel={loglevel}",
+            "--without-gossip",
+            "--without-mingle",
+        ]
+    )

@@ -1,0 +1,108 @@
+"""The states of a match on the platform and the moves between them that every part of the
+pipeline shares (see docs/arena.md, "A match's life"): the lease, giving a match back to the
+queue, failing it, and what a validation's version shows meanwhile.
+
+Each move is a conditional UPDATE on the match row, so that two parties (a report and the
+reaper, two reports) can never both make it.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import timedelta
+from enum import StrEnum
+
+from django.conf import settings
+from django.db.models import Q
+from django.utils import timezone
+
+from web.bots.models import BotVersion, VersionStatus
+from web.matches.models import Match, MatchStatus
+
+from .events import MatchEvent, log_event
+
+#: Longest wait between two attempts after infrastructure errors.
+MAX_RETRY_SECONDS = 600
+
+
+class RunResult(StrEnum):
+    FINISHED = "finished"
+    FAILED = "failed"
+    RETRY = "retry"  # an infrastructure error: sent again after ``delay``
+    SKIPPED = "skipped"  # nothing to do: finished, failed, or not this attempt's to record
+
+
+@dataclass(frozen=True, slots=True)
+class RunReport:
+    """What became of a match after a step."""
+
+    result: RunResult
+    delay: float = 0.0
+    reason: str = ""
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def lease() -> timedelta:
+    """How long a started attempt holds its match (no task outlives the hard time limit);
+    also how long a sent job may wait unstarted before it is presumed lost."""
+    return timedelta(seconds=settings.MATCH_LEASE_SECONDS)
+
+
+def retry_delay(attempts: int) -> float:
+    """Exponential backoff after the ``attempts``-th attempt failed."""
+    return float(min(MAX_RETRY_SECONDS, settings.MATCH_RETRY_SECONDS * 2 ** max(0, attempts - 1)))
+
+
+def release(match_id: int, attempt: uuid.UUID, delay: float = 0.0) -> bool:
+    """Give the match ``attempt`` holds back to the queue, to be sent again (under a new
+    attempt) no sooner than ``delay`` seconds from now."""
+    released = bool(
+        Match.objects.filter(
+            Q(status=MatchStatus.QUEUED) | Q(status=MatchStatus.RUNNING),
+            pk=match_id,
+            attempt=attempt,
+        ).update(
+            status=MatchStatus.QUEUED,
+            started_at=None,
+            attempt=None,
+            sent_at=None,
+            retry_at=timezone.now() + timedelta(seconds=delay),
+        )
+    )
+    if released:
+        version_waiting(match_id)
+    return released
+
+
+def fail(match_id: int, reason: str, attempt: uuid.UUID | None = None) -> bool:
+    """Mark a queued or running match failed (unrated: nothing of it is recorded); with
+    ``attempt``, only if that attempt still holds it."""
+    holder = Q(status=MatchStatus.QUEUED) | Q(status=MatchStatus.RUNNING)
+    held = Match.objects.filter(holder, pk=match_id)
+    if attempt is not None:
+        held = held.filter(attempt=attempt)
+    failed = bool(
+        held.update(
+            status=MatchStatus.FAILED, failure_reason=reason[:2000], finished_at=timezone.now()
+        )
+    )
+    if failed:
+        log_event(MatchEvent.FAILED, match=match_id, reason=reason)
+        version_waiting(match_id)
+    return failed
+
+
+def version_validating(match_id: int) -> None:
+    """A validation match started: its version is ``validating``."""
+    BotVersion.objects.filter(validation_match_id=match_id, status=VersionStatus.QUEUED).update(
+        status=VersionStatus.VALIDATING, validation_started_at=timezone.now()
+    )
+
+
+def version_waiting(match_id: int) -> None:
+    """A validation match went back to the queue, or failed for good: its version waits
+    again (``queued``), never rejected for it."""
+    BotVersion.objects.filter(validation_match_id=match_id, status=VersionStatus.VALIDATING).update(
+        status=VersionStatus.QUEUED, validation_started_at=None
+    )

@@ -1,0 +1,90 @@
+"""The arena worker's settings, without a broker: what it reads from its environment, how a
+bad value stops it at once with the variable named, and what of a platform's environment it
+is given (nothing secret). Its matches through a real broker are
+tests/web/matches/test_celery_pipeline.py's and test_engine_outage.py's."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.broker import BrokerSettings, BrokerSettingsError
+from arena.worker import worker_environment
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_the_broker_is_redis_with_the_urgent_queue_first_or_a_local_folder(
+    tmp_path: Path,
+) -> None:
+    redis = BrokerSettings.from_env(
+        {"REDIS_URL": "rediss://:secret@broker:6380/0", "CELERY_VISIBILITY_TIMEOUT": "60"}
+    ).celery()
+    assert redis["broker_url"] == "rediss://:secret@broker:6380/0"
+    options = redis["broker_transport_options"]
+    assert (options["visibility_timeout"], options["queue_order_strategy"]) == (60, "priority")
+    local = BrokerSettings.from_env({"CUCUMBERS_BROKER_DIR": str(tmp_path)}).celery()
+    assert local["broker_url"] == "filesystem://"
+    assert (tmp_path / "queue").is_dir()
+
+
+@pytest.mark.parametrize(
+    ("env", "named"),
+    [
+        ({}, "REDIS_URL"),
+        ({"REDIS_URL": "redis://r/0", "CELERY_VISIBILITY_TIMEOUT": "soon"}, "CELERY_VISIBILITY"),
+        ({"REDIS_URL": "redis://r/0", "CELERY_RESTORE_INTERVAL": "0"}, "CELERY_RESTORE_INTERVAL"),
+    ],
+)
+def test_a_broker_setting_that_cannot_be_used_is_named(env: dict[str, str], named: str) -> None:
+    with pytest.raises(BrokerSettingsError, match=named):
+        BrokerSettings.from_env(env).celery()
+
+
+def test_a_worker_is_given_nothing_of_the_platforms_secrets() -> None:
+    platform = {
+        "DATABASE_URL": "postgres://arena:pw@db/arena",
+        "SECRET_KEY": "s3cret",
+        "S3_SECRET_ACCESS_KEY": "key",
+        "DATA_DIR": "/data",
+        "REDIS_URL": "redis://redis:6379/0",
+        "CUCUMBERS_SANDBOX_MEMORY": "128m",
+        "SANDBOX": "docker",
+        "PATH": "/usr/bin",
+    }
+    assert worker_environment(platform) == {
+        "REDIS_URL": "redis://redis:6379/0",
+        "CUCUMBERS_SANDBOX_MEMORY": "128m",
+        "SANDBOX": "docker",
+        "PATH": "/usr/bin",
+    }
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({}, "no broker: set REDIS_URL"),
+        ({"REDIS_URL": "redis://127.0.0.1:9/0", "SANDBOX": "none"}, "SANDBOX='none'"),
+        (
+            {"REDIS_URL": "redis://127.0.0.1:9/0", "CUCUMBERS_SANDBOX_MEMORY": "lots"},
+            "CUCUMBERS_SANDBOX_MEMORY",
+        ),
+    ],
+)
+def test_the_worker_command_stops_at_once_on_a_bad_setting(
+    env: dict[str, str], message: str
+) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "arena", "worker"],
+        cwd=REPO,
+        env={"PATH": "/usr/bin:/bin", **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2, result.stderr
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
