@@ -16,6 +16,7 @@ retried by the platform, never charged to a bot and never played elsewhere.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import socket
@@ -103,10 +104,9 @@ class WorkerConfig:
 # No fixups: Celery would set Django up if DJANGO_SETTINGS_MODULE happened to be set.
 app = Celery("arena", fixups=[])
 app.conf.update(DELIVERY)
-try:  # for `celery -A arena.worker inspect ...`; a worker's own start names any problem
+# For `celery -A arena.worker inspect ...`; a worker's own start names any problem.
+with contextlib.suppress(BrokerSettingsError):
     app.conf.update(BrokerSettings.from_env().celery())
-except BrokerSettingsError:
-    pass
 _config = WorkerConfig(name=socket.gethostname())
 
 
