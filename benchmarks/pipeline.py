@@ -4,12 +4,12 @@
 
 Four-bot tables of Five Cucumbers between the SDK's fast built-in bots (random, lowest,
 highest, heuristic: microseconds per move, so the figure is the pipeline's, not the bots'
-thinking), uploaded as files (the house bots), played in the Docker sandbox by a real Celery
-worker (Redis broker, PostgreSQL, replays in file storage, ratings in the recording
-transaction). First a few matches in this process to see where the time goes (wall time per
-part of a match, CPU time per process family), then a batch through the worker for the
-throughput. The machine is shared: the load average is printed, since other work on it
-lowers the figure.
+thinking), uploaded as files (the house bots), played in the Docker sandbox by a real arena
+worker (``python -m arena worker``, Redis broker) and recorded by the platform's worker
+(PostgreSQL, replays in file storage, ratings in the recording transaction). First a few
+matches in this process to see where the time goes (wall time per part of a match, CPU time
+per process family), then a batch through the workers for the throughput. The machine is
+shared: the load average is printed, since other work on it lowers the figure.
 
 Needs PostgreSQL and Redis (``make services``) and Docker (``make sandbox``). Uses a database
 of its own (``cucumbers_bench``, recreated) and Redis database 8.
@@ -143,7 +143,7 @@ def breakdown(matches: int) -> None:
     from web.sandbox import SandboxKind
 
     totals: dict[str, float] = {}
-    queued = queue_ladder_matches("five-cucumbers", matches)
+    queued = queue_ladder_matches("five-cucumbers", matches, send=False)  # played here
     before = cpu_sample()
     started = time.perf_counter()
     for match in queued:
@@ -209,39 +209,50 @@ def upload_to_verdict(queued: int) -> float:
     return seconds
 
 
-def throughput(matches: int, concurrency: int, env: dict[str, str], log: Path) -> float:
+def start_worker(argv: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    with log.open("wb") as out:
+        worker = subprocess.Popen(argv, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 120
+    while "ready." not in log.read_text(errors="replace"):
+        if time.monotonic() > deadline or worker.poll() is not None:
+            raise SystemExit(f"a worker did not start; see {log}")
+        time.sleep(0.2)
+    return worker
+
+
+def throughput(matches: int, concurrency: int, env: dict[str, str], logs: Path) -> float:
+    from arena.worker import worker_environment
     from web.matches.models import Match, MatchStatus
     from web.pipeline.ladder import queue_ladder_matches
 
-    # As deployed: validations and challenges (urgent) before the ladder.
-    argv = [sys.executable, "-m", "celery", "-A", "web", "worker", "-Q", "urgent,ladder"]
-    argv += [f"--concurrency={concurrency}", "--loglevel=INFO", "--without-gossip"]
-    with log.open("wb") as out:
-        worker = subprocess.Popen(
-            argv, cwd=REPO, env={**os.environ, **env}, stdout=out, stderr=subprocess.STDOUT
-        )
+    # As deployed: the platform's worker records reports; the arena worker, given only the
+    # broker's and the sandbox's variables, serves validations (urgent) before the ladder.
+    platform = [sys.executable, "-m", "celery", "-A", "web", "worker", "-Q", "reports,maintenance"]
+    platform += ["--concurrency=1", "--loglevel=INFO", "--without-gossip", "-n", "platform@%h"]
+    arena = [sys.executable, "-m", "arena", "worker", f"--concurrency={concurrency}"]
+    workers = [
+        start_worker(platform, {**os.environ, **env}, logs / "platform.log"),
+        start_worker(arena, worker_environment({**os.environ, **env}), logs / "arena.log"),
+    ]
     try:
-        deadline = time.monotonic() + 60
-        while "ready." not in log.read_text(errors="replace"):
-            if time.monotonic() > deadline or worker.poll() is not None:
-                raise SystemExit(f"the worker did not start; see {log}")
-            time.sleep(0.2)
         started = time.perf_counter()
         ids = [m.pk for m in queue_ladder_matches("five-cucumbers", matches)]
         upload_to_verdict(len(ids))  # inside the window: ~1% of its games, said in the docs
         while Match.objects.filter(pk__in=ids, status=MatchStatus.FINISHED).count() < len(ids):
             if Match.objects.filter(pk__in=ids, status=MatchStatus.FAILED).exists():
-                raise SystemExit("a match failed; see the worker log")
+                raise SystemExit(f"a match failed; see the workers' logs in {logs}")
             time.sleep(0.1)
         elapsed = time.perf_counter() - started
     finally:
-        worker.terminate()
-        worker.wait(timeout=30)
+        for worker in workers:
+            worker.terminate()
+        for worker in workers:
+            worker.wait(timeout=30)
     games = matches * 5
     per_hour = games / elapsed * 3600
     print(
-        f"through the worker (concurrency {concurrency}): {matches} matches, {games} rated"
-        f" games in {elapsed:.1f} s"
+        f"through the workers (arena concurrency {concurrency}): {matches} matches, {games}"
+        f" rated games in {elapsed:.1f} s"
     )
     return per_hour
 
@@ -262,7 +273,7 @@ def main() -> int:
         playing = house_bots_playing(args.bots.split(","))
         print(f"{playing} house bots on the Five Cucumbers ladder ({args.bots}), 4-bot tables")
         breakdown(args.breakdown_matches)
-        per_hour = throughput(args.matches, args.concurrency, env, Path(data_dir) / "worker.log")
+        per_hour = throughput(args.matches, args.concurrency, env, Path(data_dir))
         verdict = "meets" if per_hour >= TARGET_PER_HOUR else "below"
         print(
             f"rated games per hour: {per_hour:,.0f} ({verdict} the {TARGET_PER_HOUR:,} target,"

@@ -59,9 +59,11 @@ def create_match(
     rated: bool,
     requested_by: User | None = None,
     rng: random.Random | None = None,
+    send: bool = True,
 ) -> Match:
-    """A queued match of ``bots`` (their active versions), its task sent once the caller's
-    transaction commits."""
+    """A queued match of ``bots`` (their active versions), sent to the arena once the
+    caller's transaction commits; with ``send=False`` it waits to be played in the
+    foreground (``run_match``: the ``ladder`` command, the benchmark)."""
     seed = (rng or random.SystemRandom()).getrandbits(SEED_BITS)
     match = Match.objects.create(
         game=game,
@@ -82,12 +84,16 @@ def create_match(
         for index, bot in enumerate(bots)
     )
     log_event(MatchEvent.QUEUED, match=match.pk, kind=kind, game=game, seats=len(bots))
-    send_match_on_commit(match.pk)
+    if send:
+        send_match_on_commit(match.pk)
     return match
 
 
-def queue_ladder_matches(game: str, count: int, rng: random.Random | None = None) -> list[Match]:
-    """Plan ``count`` rated tables for ``game`` and queue them (fewer if too few bots)."""
+def queue_ladder_matches(
+    game: str, count: int, rng: random.Random | None = None, *, send: bool = True
+) -> list[Match]:
+    """Plan ``count`` rated tables for ``game`` and queue them (fewer if too few bots);
+    ``send`` as for :func:`create_match`."""
     rng = rng or random.Random()
     plans = plan_tables(candidates(game), count, table_sizes(game), rng)
     ids = {bot_id for table in plans for bot_id in table}
@@ -95,7 +101,12 @@ def queue_ladder_matches(game: str, count: int, rng: random.Random | None = None
     with transaction.atomic():
         return [
             create_match(
-                game, MatchKind.LADDER, [bots[bot_id] for bot_id in table], rated=True, rng=rng
+                game,
+                MatchKind.LADDER,
+                [bots[bot_id] for bot_id in table],
+                rated=True,
+                rng=rng,
+                send=send,
             )
             for table in plans
         ]

@@ -21,7 +21,8 @@ def ladder_bots(n: int, game: str = Game.FIVE_CUCUMBERS) -> list[Bot]:
 
 def queued_match(bots: Sequence[Bot], *, rated: bool = True, seed: int = 1) -> Match:
     kind = MatchKind.LADDER if rated else MatchKind.CHALLENGE
-    return create_match(bots[0].game, kind, bots, rated=rated, rng=random.Random(seed))
+    # Played in the foreground by the tests: never sent to a worker.
+    return create_match(bots[0].game, kind, bots, rated=rated, rng=random.Random(seed), send=False)
 
 
 def started_attempt(match_id: int, worker: str = "test-worker") -> MatchJob:

@@ -38,7 +38,7 @@ class Command(BaseCommand):
         started = perf_counter()
         for number in range(total):
             game = games[number % len(games)]
-            queued = queue_ladder_matches(game, 1, rng)
+            queued = queue_ladder_matches(game, 1, rng, send=False)
             if not queued:
                 raise CommandError(f"{game}: too few bots with an active version to play")
             match = queued[0]
