@@ -19,7 +19,6 @@ from cucumbers.games import FIVE_CUCUMBERS
 from cucumbers.match import GameOutcome, play_game, play_match
 from cucumbers.runners import RUNNERS, make_runner
 from cucumbers.runners.base import BotSpec, Limits
-from tests.arena.engine_proxy import EngineProxy
 from tests.arena.sandboxkit import (
     AMPLE,
     FAST,
@@ -33,6 +32,7 @@ from tests.arena.sandboxkit import (
     output_of,
     play,
 )
+from tests.relay import EngineProxy
 
 pytestmark = pytest.mark.usefixtures("sandbox")
 

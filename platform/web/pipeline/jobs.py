@@ -1,4 +1,4 @@
-"""A claimed match as the arena's :class:`~arena.contract.MatchJob`: what a worker needs to
+"""A match being sent as the arena's :class:`~arena.contract.MatchJob`: what a worker needs to
 play it and nothing more (the sources travel inside the job, with their digests; no worker
 reads the platform's database or storage)."""
 

@@ -80,8 +80,8 @@ def platform_env(url: str = REDIS_URL, **extra: str) -> dict[str, str]:
         REDIS_URL=url,
         DATA_DIR=str(settings.DATA_DIR),
         PYTHONPATH=os.pathsep.join([str(REPO / "platform"), str(REPO)]),
-        **extra,
     )
+    env.update(extra)
     return env
 
 

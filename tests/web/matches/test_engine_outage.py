@@ -12,7 +12,7 @@ import pytest
 
 from arena.sandbox.reaper import reap_containers
 from tests.arena.conftest import require_sandbox
-from tests.arena.engine_proxy import EngineProxy
+from tests.relay import EngineProxy
 from tests.web.factories import GOOD_BOT, UserFactory
 from tests.web.matches.celery_worker import (
     arena_env,
