@@ -5,14 +5,17 @@ tests/web/matches/test_celery_pipeline.py's and test_engine_outage.py's."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 import pytest
 
 from arena.broker import BrokerSettings, BrokerSettingsError
-from arena.worker import worker_environment
+from arena.contract import ReportStatus
+from arena.worker import _refusal, worker_environment
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -88,3 +91,13 @@ def test_the_worker_command_stops_at_once_on_a_bad_setting(
     assert result.returncode == 2, result.stderr
     assert message in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_job_the_worker_cannot_read_becomes_an_infrastructure_error_for_its_match() -> None:
+    attempt = uuid.uuid4()
+    newer = json.dumps({"schema": "cucumbers-match-job/2", "match": 7, "attempt": str(attempt)})
+    report = _refusal(newer, "worker w cannot read this job: schema")
+    assert report is not None
+    assert (report.match, report.attempt) == (7, attempt)
+    assert report.status is ReportStatus.INFRASTRUCTURE_ERROR and report.games == ()
+    assert _refusal("not json at all", "unreadable") is None  # nothing to report it against
