@@ -101,8 +101,9 @@ class WorkerConfig:
     staging_dir: str | None = None
 
 
-# No fixups: Celery would set Django up if DJANGO_SETTINGS_MODULE happened to be set.
-app = Celery("arena", fixups=[])
+# No fixups: Celery would set Django up if DJANGO_SETTINGS_MODULE happened to be set. Not
+# the current app: a process that imports this module (a test, the launcher) keeps its own.
+app = Celery("arena", fixups=[], set_as_current=False)
 app.conf.update(DELIVERY)
 # For `celery -A arena.worker inspect ...`; a worker's own start names any problem.
 with contextlib.suppress(BrokerSettingsError):

@@ -101,3 +101,15 @@ def test_a_job_the_worker_cannot_read_becomes_an_infrastructure_error_for_its_ma
     assert (report.match, report.attempt) == (7, attempt)
     assert report.status is ReportStatus.INFRASTRUCTURE_ERROR and report.games == ()
     assert _refusal("not json at all", "unreadable") is None  # nothing to report it against
+
+
+def test_importing_the_worker_leaves_a_process_its_own_celery_app() -> None:
+    # The platform's tasks are sent through the current app: the arena's must not take over
+    # in a process that imports it (the launcher, a test run).
+    code = (
+        "from celery import Celery, current_app\n"
+        "mine = Celery('mine')\n"
+        "import arena.worker\n"
+        "assert current_app.main == 'mine', current_app.main\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
