@@ -26,6 +26,7 @@ lint: install
 # (Debian, root), then build the image unless an up-to-date one exists.
 sandbox: install
 	deploy/ensure-docker.sh
+	deploy/ensure-gvisor.sh
 	$(BIN)/python -m arena image
 
 # The web tests need a real PostgreSQL (with the role and database of DATABASE_URL in

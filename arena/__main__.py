@@ -5,6 +5,7 @@
   workers do; same options, output and replays as ``cucumbers play``.
 - ``reap [--all]``: remove sandbox containers (and staged sources) left behind by runners
   that died.
+- ``seccomp``: print the sandbox's seccomp profile (``deploy/sandbox/seccomp.json``).
 - ``worker [--name NAME] [--concurrency N] [--sandbox docker|process]``: an arena worker,
   playing matches from the broker (``REDIS_URL``) until stopped; see :mod:`arena.worker`.
 """
@@ -79,6 +80,13 @@ def cmd_worker(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_seccomp(args: argparse.Namespace) -> int:
+    from .sandbox.seccomp import profile_file_text
+
+    sys.stdout.write(profile_file_text())
+    return 0
+
+
 def _name(text: str) -> str:
     if not 1 <= len(text) <= 100 or any(c.isspace() or c == "@" for c in text):
         raise argparse.ArgumentTypeError("1 to 100 characters, no space and no '@'")
@@ -107,6 +115,9 @@ def build_parser() -> argparse.ArgumentParser:
     reap = commands.add_parser("reap", help="remove containers of runners that died")
     reap.add_argument("--all", action="store_true", help="remove every sandbox container")
     reap.set_defaults(run=cmd_reap)
+
+    seccomp = commands.add_parser("seccomp", help="print the sandbox's seccomp profile")
+    seccomp.set_defaults(run=cmd_seccomp)
 
     worker = commands.add_parser(
         "worker",

@@ -46,7 +46,7 @@ from .contract import (
     dump,
     load_job,
 )
-from .engine_watch import EngineWatch, require_engine
+from .engine_watch import PING_SECONDS, EngineUnavailable, EngineWatch, require_engine
 from .playing import play_job
 
 logger = logging.getLogger(__name__)
@@ -187,10 +187,18 @@ def prepare_sandbox(config: WorkerConfig) -> None:
     if config.sandbox != "docker":
         logger.warning("SANDBOX=process: bots run unsandboxed on this host (local use only)")
         return
+    from .sandbox.container import runtime_problem
     from .sandbox.image import ImageError, ensure_image
     from .sandbox.runner import register
+    from .sandbox.settings import SandboxSettings
 
     require_engine()
+    runtime = SandboxSettings.from_env().runtime
+    problem = runtime_problem(runtime, PING_SECONDS)
+    if problem is not None:
+        logger.critical("%s", problem)
+        raise EngineUnavailable(problem)
+    logger.info("bot containers run with the %s runtime", runtime)
     try:
         report = ensure_image()
     except ImageError as error:

@@ -6,7 +6,10 @@
     cheapest container, the baseline of the ratios);
 (b) the sandbox runner (``--sandbox docker``, ``builtin:lowest``): start of a bot until
     ready, close, time per move; a four-bot start against a one-bot start (the containers of
-    a match start in parallel); a whole four-bot match against ``--sandbox process``.
+    a match start in parallel); a whole four-bot match against ``--sandbox process``;
+(c) the same runner figures per OCI runtime and seccomp profile, side by side: runc with
+    the sandbox's own profile (the default), runc with Docker's default profile, and gVisor
+    (``runsc``) when the engine has it.
 
 Targets (issue 3): per move at most 2x the raw round trip; fixed cost per bot per series at
 most 1.5x the raw container start. These machines are noisy: medians of several runs.
@@ -17,6 +20,7 @@ Run: ``make bench`` or ``python benchmarks/docker_sandbox.py [--requests N] [--r
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import platform
 import statistics
@@ -24,8 +28,10 @@ import subprocess
 import time
 from collections.abc import Callable
 
+from arena.sandbox.container import engine_client
 from arena.sandbox.image import ensure_image
 from arena.sandbox.runner import DockerRunner, register
+from arena.sandbox.settings import ENGINE_SECCOMP, SandboxSettings
 from cucumbers.engine import GameState
 from cucumbers.games import FIVE_CUCUMBERS
 from cucumbers.match import play_match
@@ -105,9 +111,9 @@ def raw_round_trip(image: str, line: bytes, requests: int) -> float:
 # -- (b) the sandbox runner --------------------------------------------------------------------
 
 
-def sandbox_start(bots: int) -> tuple[float, float]:
+def sandbox_start(bots: int, settings: SandboxSettings | None = None) -> tuple[float, float]:
     """Seconds to start ``bots`` bots until all are ready, and to close them."""
-    runner = DockerRunner(LIMITS)
+    runner = DockerRunner(LIMITS, settings)
     started = time.perf_counter()
     runner.start([BotSpec.parse("builtin:lowest") for _ in range(bots)])
     ready = time.perf_counter()
@@ -123,21 +129,70 @@ def move_time(client: BotClient, view: View, requests: int) -> float:
     return (time.perf_counter() - started) / requests
 
 
-def sandbox_move(view: View, requests: int) -> float:
-    with DockerRunner(LIMITS) as runner:
+def sandbox_move(view: View, requests: int, settings: SandboxSettings | None = None) -> float:
+    with DockerRunner(LIMITS, settings) as runner:
         (client,) = runner.start([BotSpec.parse("builtin:lowest")])
         return move_time(client, view, requests)
 
 
-def match_seconds(sandbox: str, games: int) -> float:
+def match_seconds(sandbox: str, games: int, settings: SandboxSettings | None = None) -> float:
     specs = [BotSpec.parse("builtin:random") for _ in range(PLAYERS)]
-    runner = make_runner(sandbox, LIMITS)
+    runner = DockerRunner(LIMITS, settings) if settings else make_runner(sandbox, LIMITS)
     started = time.perf_counter()
     for outcome in play_match(
         FIVE_CUCUMBERS, specs, runner, seed=2026, game_numbers=range(1, games + 1)
     ):
         assert not outcome.faults, outcome.faults
     return time.perf_counter() - started
+
+
+# -- (c) per runtime ---------------------------------------------------------------------------
+
+
+def sandbox_variants() -> list[tuple[str, SandboxSettings]]:
+    """runc with the sandbox's profile, runc with the engine's, and runsc if registered."""
+    client = engine_client(5)
+    try:
+        runtimes = set(client.info().get("Runtimes") or {})
+    finally:
+        client.close()
+    variants = [
+        ("runc, arena seccomp (default)", SandboxSettings()),
+        ("runc, Docker's default seccomp", SandboxSettings(seccomp=ENGINE_SECCOMP)),
+    ]
+    if "runsc" in runtimes:
+        variants.append(("runsc (gVisor)", SandboxSettings(runtime="runsc")))
+    return variants
+
+
+def per_runtime(view: View, requests: int, repeat: int, games: int) -> None:
+    rows = []
+    for label, settings in sandbox_variants():
+        one = [sandbox_start(1, settings) for _ in range(repeat)]
+        four = [sandbox_start(PLAYERS, settings) for _ in range(repeat)]
+        move = sandbox_move(view, requests, settings)
+        match = median_of(3, functools.partial(match_seconds, "docker", games, settings))
+        rows.append(
+            (
+                label,
+                statistics.median(r[0] for r in one),
+                statistics.median(r[0] for r in four),
+                move,
+                match,
+            )
+        )
+    base = rows[0]
+    print(f"\n(c) per runtime, builtin:lowest / {PLAYERS}-bot match of {games} games (random)")
+    print(
+        f"  {'runtime':32} {'1 bot ready':>12} {f'{PLAYERS} bots ready':>13}"
+        f" {'per move':>10} {'match':>8}   ratios to the default"
+    )
+    for label, ready_1, ready_4, move, match in rows:
+        print(
+            f"  {label:32} {1e3 * ready_1:9.1f} ms {1e3 * ready_4:10.1f} ms {1e6 * move:7.1f} µs"
+            f" {match:6.2f} s   {ready_1 / base[1]:4.2f}x {ready_4 / base[2]:4.2f}x"
+            f" {move / base[3]:4.2f}x {match / base[4]:4.2f}x"
+        )
 
 
 # -- report ------------------------------------------------------------------------------------
@@ -212,6 +267,7 @@ def main() -> None:
         f"  {PLAYERS} bots / 1 bot start (serial would be {PLAYERS}x;"
         f" the engine's work is CPU-bound) {ready_4 / ready_1:5.2f}x"
     )
+    per_runtime(view, args.requests // 4, args.repeat, args.games)
 
 
 if __name__ == "__main__":

@@ -257,13 +257,31 @@ def throughput(matches: int, concurrency: int, env: dict[str, str], logs: Path) 
     return per_hour
 
 
+def engine_runtimes() -> list[str]:
+    """runc, and gVisor's runsc when the engine has it registered."""
+    from arena.sandbox.container import engine_client
+
+    client = engine_client(5)
+    try:
+        known = set(client.info().get("Runtimes") or {})
+    finally:
+        client.close()
+    return ["runc"] + (["runsc"] if "runsc" in known else [])
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--matches", type=int, default=40)
     parser.add_argument("--concurrency", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--breakdown-matches", type=int, default=8)
     parser.add_argument("--bots", default=",".join(FAST_BUILTINS))
+    parser.add_argument(
+        "--runtimes",
+        help="OCI runtimes of the bot containers, measured one after the other"
+        " (default: runc, and runsc when the engine has it)",
+    )
     args = parser.parse_args()
+    runtimes = args.runtimes.split(",") if args.runtimes else engine_runtimes()
     data_dir = tempfile.mkdtemp(prefix="cucumbers-bench-")
     try:
         env = environment(data_dir)
@@ -273,12 +291,20 @@ def main() -> int:
         playing = house_bots_playing(args.bots.split(","))
         print(f"{playing} house bots on the Five Cucumbers ladder ({args.bots}), 4-bot tables")
         breakdown(args.breakdown_matches)
-        per_hour = throughput(args.matches, args.concurrency, env, Path(data_dir))
-        verdict = "meets" if per_hour >= TARGET_PER_HOUR else "below"
-        print(
-            f"rated games per hour: {per_hour:,.0f} ({verdict} the {TARGET_PER_HOUR:,} target,"
-            f" {per_hour / TARGET_PER_HOUR:.2f}x)"
-        )
+        rates = {}
+        for runtime in runtimes:
+            print(f"-- bot containers with the {runtime} runtime")
+            logs = Path(data_dir) / runtime
+            logs.mkdir()
+            with_runtime = {**env, "CUCUMBERS_SANDBOX_RUNTIME": runtime}
+            rates[runtime] = throughput(args.matches, args.concurrency, with_runtime, logs)
+        for runtime, per_hour in rates.items():
+            verdict = "meets" if per_hour >= TARGET_PER_HOUR else "below"
+            print(
+                f"rated games per hour, {runtime}: {per_hour:,.0f} ({verdict} the"
+                f" {TARGET_PER_HOUR:,} target, {per_hour / TARGET_PER_HOUR:.2f}x;"
+                f" {per_hour / rates[runtimes[0]]:.2f}x of {runtimes[0]})"
+            )
         print(f"load average at the end: {load_average()}")
     finally:
         shutil.rmtree(data_dir, ignore_errors=True)

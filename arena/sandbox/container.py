@@ -103,6 +103,25 @@ def engine_problem(timeout: float) -> str | None:
         client.close()
 
 
+def runtime_problem(runtime: str, timeout: float) -> str | None:
+    """Why the local engine cannot run containers with ``runtime``, or None when it can."""
+    try:
+        client = engine_client(timeout)
+        try:
+            known = sorted(client.info().get("Runtimes") or {})
+        finally:
+            client.close()
+    except (DockerException, OSError) as error:
+        return f"the Docker engine cannot be asked for its runtimes: {error}"
+    if runtime in known:
+        return None
+    return (
+        f"the Docker engine has no runtime {runtime!r} (it has {', '.join(known) or 'none'});"
+        " register it in /etc/docker/daemon.json (deploy/ensure-docker.sh does for runsc"
+        " with CUCUMBERS_GVISOR=1) or set CUCUMBERS_SANDBOX_RUNTIME to one it has"
+    )
+
+
 def remove_container(client: docker.DockerClient, name: str) -> bool:
     """Kill and remove the container ``name``; False if it was not there. Raises
     ``DockerException`` or ``OSError`` when the engine fails."""
@@ -160,6 +179,13 @@ class SandboxRefused(Exception):
     """The engine refused to create a bot's container; the message is Docker's reason."""
 
 
+#: gVisor's runtime: its own kernel serves the bot's system calls (under gVisor's own
+#: seccomp filters on the host), and it applies an OCI profile only with --oci-seccomp.
+GVISOR_RUNTIME = "runsc"
+#: The host's pids limit of a gVisor container: its kernel's threads and helpers.
+GVISOR_HOST_PIDS = 1024
+
+
 def container_config(
     seat: Seat, bot_dir: str | None, argument: str, api_version: str
 ) -> dict[str, object]:
@@ -177,24 +203,34 @@ def container_config(
     mounts = []
     if bot_dir is not None:
         mounts.append(Mount(BOT_DIR, bot_dir, type="bind", read_only=True))
+    ulimits = [
+        Ulimit(name="nofile", soft=s.open_files, hard=s.open_files),
+        Ulimit(name="fsize", soft=s.file_bytes, hard=s.file_bytes),
+        Ulimit(name="core", soft=0, hard=0),
+    ]
+    pids = s.pids
+    if s.runtime == GVISOR_RUNTIME:
+        # gVisor's kernel counts the bot's processes and threads itself (RLIMIT_NPROC, one
+        # sandbox per container); the host's pids limit then bounds gVisor's own threads
+        # and helper processes, which a fork bomb would otherwise exhaust, killing the
+        # sandbox instead of failing the bot's fork.
+        ulimits.append(Ulimit(name="nproc", soft=s.pids, hard=s.pids))
+        pids = GVISOR_HOST_PIDS
     host = HostConfig(
         api_version,
         network_mode=s.network,
         mem_limit=s.memory_bytes,
         memswap_limit=s.memory_bytes,  # equal to the memory: no swap at all
         nano_cpus=round(s.cpus * 1e9),
-        pids_limit=s.pids,
+        pids_limit=pids,
         read_only=True,
         tmpfs={"/tmp": f"rw,nosuid,nodev,size={s.tmp_bytes},mode=1777"},
         ipc_mode="private",
         shm_size=s.tmp_bytes,
         cap_drop=["ALL"],
-        security_opt=["no-new-privileges"],
-        ulimits=[
-            Ulimit(name="nofile", soft=s.open_files, hard=s.open_files),
-            Ulimit(name="fsize", soft=s.file_bytes, hard=s.file_bytes),
-            Ulimit(name="core", soft=0, hard=0),
-        ],
+        security_opt=security_options(s),
+        runtime=s.runtime,
+        ulimits=ulimits,
         log_config=log,
         mounts=mounts,
         auto_remove=True,
@@ -217,6 +253,18 @@ def container_config(
     )
     config.update(StdinOnce=True, AttachStdin=True, AttachStdout=True, AttachStderr=True)
     return dict(config)
+
+
+def security_options(settings: SandboxSettings) -> list[str]:
+    """No new privileges ever, and the seccomp profile the settings name (none for gVisor,
+    which applies none: see :data:`GVISOR_RUNTIME`)."""
+    options = ["no-new-privileges"]
+    if settings.runtime == GVISOR_RUNTIME:
+        return options
+    profile = settings.seccomp_profile()
+    if profile is not None:
+        options.append(f"seccomp={profile}")
+    return options
 
 
 def create_container(seat: Seat, name: str, bot_dir: str | None, argument: str) -> None:

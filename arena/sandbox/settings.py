@@ -12,6 +12,7 @@ repeat that (anything else fails loudly rather than being ignored).
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import re
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field
 
 from .errors import SettingsError
 from .image import image_tag
+from .seccomp import profile_json
 
 MIB = 1024 * 1024
 PREFIX = "CUCUMBERS_SANDBOX_"
@@ -29,6 +31,12 @@ NETWORK = "none"
 _SIZE = re.compile(r"(?i)^\s*(\d+)\s*(?:([kmg])(?:i?b)?|b)?\s*$")
 _SIZE_FACTORS = {None: 1, "k": 1024, "m": MIB, "g": 1024 * MIB}
 _USER = re.compile(r"^(\d+)(?::(\d+))?$")
+_RUNTIME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+#: The OCI runtime of bot containers unless one is named.
+DEFAULT_RUNTIME = "runc"
+#: ``seccomp`` values: the sandbox's own profile, or the engine's default one.
+ARENA_SECCOMP = "arena"
+ENGINE_SECCOMP = "engine"
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +71,13 @@ class SandboxSettings:
         staging_dir: where each bot's private copy of its file is made before it is mounted
             read-only at ``/bot``; must be a path the Docker engine sees as we do
             (``CUCUMBERS_SANDBOX_STAGING_DIR``, default: the system's temporary directory).
+        runtime: the OCI runtime of every bot container, a name the engine knows
+            (``CUCUMBERS_SANDBOX_RUNTIME``, default ``runc``; ``runsc`` for gVisor). A
+            worker checks at start that the engine has it: never a silent fallback.
+        seccomp: the system calls a bot may make (``CUCUMBERS_SANDBOX_SECCOMP``):
+            ``arena`` (the default), the sandbox's own profile
+            (:mod:`arena.sandbox.seccomp`, also in ``deploy/sandbox/seccomp.json``);
+            ``engine``, the Docker engine's default profile; or the path of a JSON profile.
     """
 
     image: str = field(default_factory=image_tag)
@@ -77,6 +92,8 @@ class SandboxSettings:
     network: str = NETWORK
     stop_grace_seconds: float = 2.0
     staging_dir: str | None = None
+    runtime: str = DEFAULT_RUNTIME
+    seccomp: str = ARENA_SECCOMP
 
     def __post_init__(self) -> None:
         if self.network != NETWORK:
@@ -100,6 +117,31 @@ class SandboxSettings:
             raise SettingsError(f"user must be UID or UID:GID (numbers), not {self.user!r}")
         if int(match.group(1)) == 0 or (match.group(2) is not None and int(match.group(2)) == 0):
             raise SettingsError("bots never run as root (uid or gid 0)")
+        if not _RUNTIME.match(self.runtime):
+            raise SettingsError(
+                f"runtime must be a runtime's name, such as runc or runsc, not {self.runtime!r}"
+            )
+        if self.seccomp not in (ARENA_SECCOMP, ENGINE_SECCOMP) and not os.path.isfile(self.seccomp):
+            raise SettingsError(
+                f"seccomp must be {ARENA_SECCOMP!r}, {ENGINE_SECCOMP!r} or the path of a JSON"
+                f" profile, not {self.seccomp!r} (no such file)"
+            )
+
+    def seccomp_profile(self) -> str | None:
+        """The profile's JSON text for the container, or None for the engine's default."""
+        if self.seccomp == ENGINE_SECCOMP:
+            return None
+        if self.seccomp == ARENA_SECCOMP:
+            return profile_json()
+        with open(self.seccomp, encoding="utf-8") as file:
+            text = file.read()
+        try:
+            json.loads(text)
+        except ValueError as error:
+            raise SettingsError(
+                f"the seccomp profile {self.seccomp} is not JSON: {error}"
+            ) from None
+        return text
 
     @property
     def threads(self) -> int:
@@ -129,6 +171,8 @@ class SandboxSettings:
             user=env_str(env, "USER", defaults.user),
             stop_grace_seconds=env_float(env, "STOP_GRACE", defaults.stop_grace_seconds),
             staging_dir=env_str(env, "STAGING_DIR", "") or None,
+            runtime=env_str(env, "RUNTIME", defaults.runtime),
+            seccomp=env_str(env, "SECCOMP", defaults.seccomp),
         )
 
 

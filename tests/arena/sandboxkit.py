@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from docker.errors import DockerException
+
 from arena.sandbox import labels
 from arena.sandbox.container import engine_client
 from arena.sandbox.runner import DockerRunner
@@ -56,8 +58,27 @@ def templated(tmp_path: Path, name: str, **values: object) -> str:
     return str(path)
 
 
+#: The OCI runtime the sandbox tests play with now (see ``runtime`` in test_hostile_bots.py).
+runtime = "runc"
+
+
 def docker_runner(staging: Path, limits: Limits = FAST, **settings: Any) -> DockerRunner:
+    settings.setdefault("runtime", runtime)
     return DockerRunner(limits, SandboxSettings(staging_dir=str(staging), **settings))
+
+
+def runtimes_present() -> list[str]:
+    """The runtimes of the engine the sandbox tests play under: runc, and gVisor's runsc
+    when it is registered (``deploy/ensure-gvisor.sh``, run by ``make sandbox``)."""
+    try:
+        client = engine_client(5)
+        try:
+            known = set(client.info().get("Runtimes") or {})
+        finally:
+            client.close()
+    except (DockerException, OSError):
+        return ["runc"]
+    return ["runc"] + (["runsc"] if "runsc" in known else [])
 
 
 def play(
@@ -68,18 +89,20 @@ def play(
     limits: Limits = FAST,
     rules: GameRules = FIVE_CUCUMBERS,
     seed: int = 7,
+    **settings: Any,
 ) -> list[GameOutcome]:
-    """Play a match in the Docker runner, then check that it left nothing behind."""
-    runner = docker_runner(staging, limits)
+    """Play a match in the Docker runner (with the sandbox ``settings`` given), then check
+    that it left nothing behind."""
+    runner = docker_runner(staging, limits, **settings)
     specs = [BotSpec.parse(source) for source in sources]
     outcomes = list(play_match(rules, specs, runner, seed=seed, game_numbers=range(1, games + 1)))
     assert_nothing_left(runner)
     return outcomes
 
 
-def play_hostile(source: str, staging: Path, limits: Limits = FAST) -> GameOutcome:
+def play_hostile(source: str, staging: Path, limits: Limits = FAST, **settings: Any) -> GameOutcome:
     """One game of ``source`` (bot 0) against :data:`OPPONENT` (bot 1)."""
-    (outcome,) = play([source, OPPONENT], staging, limits=limits)
+    (outcome,) = play([source, OPPONENT], staging, limits=limits, **settings)
     return outcome
 
 

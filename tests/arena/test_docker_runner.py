@@ -31,6 +31,7 @@ from tests.arena.sandboxkit import (
     hostile,
     output_of,
     play,
+    play_hostile,
 )
 from tests.relay import EngineProxy
 
@@ -317,3 +318,14 @@ def test_a_match_in_docker_plays_like_one_in_a_process(staging: Path) -> None:
         play_match(FIVE_CUCUMBERS, specs, make_runner("process", FAST), seed=9, game_numbers=[1, 2])
     )
     assert [o.replay for o in docker] == [o.replay for o in local]
+
+
+def test_the_engines_default_seccomp_profile_would_have_let_ptrace_through(
+    staging: Path,
+) -> None:
+    # What the sandbox's own profile adds (the hostile tests check it refuses them all):
+    # with Docker's default one, PTRACE_TRACEME passes; mounts are refused by both.
+    outcome = play_hostile(hostile("syscalls"), staging, AMPLE, seccomp="engine")
+    fault = assert_only_fault(outcome, FaultKind.CRASH)
+    assert fault is not None
+    assert "ptrace=returned 0" in fault.detail and "mount=EPERM" in fault.detail

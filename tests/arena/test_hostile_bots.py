@@ -1,8 +1,9 @@
-"""Hostile bots in the Docker sandbox (``hostile_bots/``). For every case: the hostile seat
-gets the right fault (or none), its opponent (a built-in bot, in a container too) has no
-fault and no output, the game ends with a full placement, and the host is untouched: no
-container, ``docker`` client or staged file of the match remains (``sandboxkit.play``), and
-whatever the bot aimed at on the host is unchanged."""
+"""Hostile bots in the Docker sandbox (``hostile_bots/``), under every OCI runtime the
+engine has (runc always, gVisor's runsc when registered): the same expectations for both.
+For every case: the hostile seat gets the right fault (or none), its opponent (a built-in
+bot, in a container too) has no fault and no output, the game ends with a full placement,
+and the host is untouched: no container, ``docker`` client or staged file of the match
+remains (``sandboxkit.play``), and whatever the bot aimed at on the host is unchanged."""
 
 from __future__ import annotations
 
@@ -18,8 +19,10 @@ from cucumbers.faults import FaultKind
 from cucumbers.games import FIVE_CUCUMBERS
 from cucumbers.match import play_match
 from cucumbers.runners.base import BotSpec, Limits
+from tests.arena import sandboxkit
 from tests.arena.sandboxkit import (
     AMPLE,
+    FAST,
     OPPONENT,
     assert_nothing_left,
     assert_only_fault,
@@ -35,6 +38,18 @@ from tests.arena.sandboxkit import (
 )
 
 pytestmark = pytest.mark.usefixtures("sandbox")
+
+
+#: gVisor's runtime: where its kernel answers otherwise than Linux, the tests say so.
+GVISOR = "runsc"
+
+
+@pytest.fixture(autouse=True, params=sandboxkit.runtimes_present())
+def runtime(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each test once per runtime: the sandbox's runner uses it for every container."""
+    monkeypatch.setattr(sandboxkit, "runtime", request.param)
+    return str(request.param)
+
 
 MIB = 2**20
 
@@ -68,8 +83,16 @@ def test_a_bot_that_exhausts_memory_is_killed_by_the_memory_limit(staging: Path)
     assert 128 <= max(held) <= 256, "it got close to the limit, never past it"
 
 
-def test_a_fork_bomb_stops_at_the_process_limit(staging: Path) -> None:
-    outcome = play_hostile(hostile("fork_bomb"), staging)
+def test_a_fork_bomb_stops_at_the_process_limit(staging: Path, runtime: str) -> None:
+    # gVisor forks slowly: time enough for the limit, not the move limit, to end the bomb.
+    outcome = play_hostile(hostile("fork_bomb"), staging, AMPLE if runtime == GVISOR else FAST)
+    if runtime == GVISOR:
+        # gVisor's kernel keeps each forked interpreter's memory apart (no pages shared
+        # with the parent on the host): the bomb meets the memory limit first, and the
+        # bot's whole sandbox is killed. Its own fault; the opponent plays on.
+        fault = assert_only_fault(outcome, FaultKind.CRASH)
+        assert fault is not None and "SIGKILL (out of memory?" in fault.detail
+        return
     assert_only_fault(outcome, None)
     line = report(outcome, "FORKED")
     assert "then BlockingIOError" in line  # fork failed with EAGAIN: the pids limit
@@ -100,7 +123,7 @@ def test_a_bot_that_fills_the_disk_fills_only_its_small_tmp(staging: Path) -> No
 # -- the network ---------------------------------------------------------------------------
 
 
-def test_a_bot_reaches_no_network_at_all(tmp_path: Path, staging: Path) -> None:
+def test_a_bot_reaches_no_network_at_all(tmp_path: Path, staging: Path, runtime: str) -> None:
     gateway = bridge_gateway()
     # Never a real public address: 192.0.2.1 is TEST-NET-1 (documentation only).
     targets = [
@@ -120,9 +143,10 @@ def test_a_bot_reaches_no_network_at_all(tmp_path: Path, staging: Path) -> None:
         if host == "127.0.0.1":  # the container's own loopback: nobody listens there
             assert net["tcp"][where] == "ECONNREFUSED"
             assert net["udp"][where] in ("ECONNREFUSED", "TimeoutError")
-        else:
-            assert net["tcp"][where] == "ENETUNREACH"
-            assert net["udp"][where] == "ENETUNREACH"
+        else:  # no route: Linux says the network, gVisor's network stack the host
+            unreachable = "EHOSTUNREACH" if runtime == GVISOR else "ENETUNREACH"
+            assert net["tcp"][where] == unreachable
+            assert net["udp"][where] == unreachable
 
 
 # -- secrets: environment, /proc, the Docker socket, other bots' files ----------------------
@@ -209,7 +233,9 @@ def test_a_bot_runs_as_nobody(snooped: dict[str, object]) -> None:
     assert snooped["uid"] == [65534, 65534, 65534]
 
 
-def test_a_bot_cannot_write_outside_tmp_nor_to_its_own_file(tmp_path: Path, staging: Path) -> None:
+def test_a_bot_cannot_write_outside_tmp_nor_to_its_own_file(
+    tmp_path: Path, staging: Path, runtime: str
+) -> None:
     canary = tmp_path / "canary.txt"
     canary.write_text("untouched\n")
     outcome = play_hostile(templated(tmp_path, "vandal", CANARY=str(canary)), staging)
@@ -220,15 +246,26 @@ def test_a_bot_cannot_write_outside_tmp_nor_to_its_own_file(tmp_path: Path, stag
     # Read-only mounts (EROFS), or files the bot's user may not write (EACCES): never written.
     assert set(wrote) == {"own file", "own file mode", "new file beside it", "image", "root", "etc"}
     assert set(wrote.values()) <= {"EROFS", "EACCES", "EPERM"}, wrote
-    assert wrote["own file mode"] == "EROFS"  # its file is on a read-only mount
+    # Its file is on a read-only mount (gVisor refuses the change of mode before looking).
+    assert wrote["own file mode"] == ("EPERM" if runtime == GVISOR else "EROFS")
     assert canary.read_text() == "untouched\n"
 
 
 # -- processes -----------------------------------------------------------------------------
 
 
-def test_a_bot_that_kills_pid_1_and_everything_only_hurts_itself(staging: Path) -> None:
+def test_a_bot_that_kills_pid_1_and_everything_only_hurts_itself(
+    staging: Path, runtime: str
+) -> None:
     outcome = play_hostile(hostile("killer"), staging)
+    if runtime == GVISOR:
+        # gVisor delivers the child's SIGKILL to the bot's host, its init: the bot kills
+        # itself, and nothing else (its own fault; the opponent plays on).
+        fault = assert_only_fault(outcome, FaultKind.CRASH)
+        assert fault is not None and fault.detail.startswith(
+            "the bot's process was killed by signal SIGKILL"
+        )
+        return
     assert_only_fault(outcome, None)  # the kernel protects a namespace's init from its own
     kills = json.loads(report(outcome, "KILL"))
     assert kills["kill -9 -1"] == "ProcessLookupError"  # nothing else it may signal
@@ -238,13 +275,16 @@ def test_a_bot_that_kills_pid_1_and_everything_only_hurts_itself(staging: Path) 
     assert child["child: kill -9 -1"] == "ProcessLookupError"
 
 
-def test_no_process_a_bot_leaves_behind_survives_its_match(staging: Path) -> None:
+def test_no_process_a_bot_leaves_behind_survives_its_match(staging: Path, runtime: str) -> None:
     runner = docker_runner(staging)
     specs = [BotSpec.parse(hostile("background")), BotSpec.parse(OPPONENT)]
     games = play_match(FIVE_CUCUMBERS, specs, runner, seed=5, game_numbers=[1, 2])
     first = next(games)
     marker = report(first, "MARKER")
-    assert len(processes_with(marker)) == 2, "the sleeper and the daemon run during the match"
+    # Under runc the bot's processes are the host's (in namespaces); gVisor runs them in its
+    # own kernel, where the host never sees them.
+    during = 0 if runtime == GVISOR else 2
+    assert len(processes_with(marker)) == during, "the sleeper and the daemon during the match"
     rest = list(games)
     for outcome in (first, *rest):
         assert_only_fault(outcome, None)
@@ -277,6 +317,19 @@ def test_a_bot_that_crashes_its_interpreter_crashes_alone(
     outcome = play_hostile(hostile(name), staging, limits=AMPLE)
     fault = assert_only_fault(outcome, FaultKind.CRASH)
     assert fault is not None and fault.detail.startswith(detail)
+
+
+def test_system_calls_a_bot_host_never_needs_are_refused(staging: Path, runtime: str) -> None:
+    outcome = play_hostile(hostile("syscalls"), staging, limits=AMPLE)
+    fault = assert_only_fault(outcome, FaultKind.CRASH)
+    assert fault is not None
+    if runtime == "runc":  # the sandbox's own seccomp profile: EPERM for every one
+        calls = "ptrace personality keyctl bpf userfaultfd perf_event_open unshare mount"
+        assert fault.detail.startswith(
+            "RuntimeError: " + " ".join(f"{name}=EPERM" for name in calls.split())
+        ), fault.detail
+    else:  # gVisor answers from its own kernel: none of them reaches the host's
+        assert fault.detail.startswith("RuntimeError: ptrace="), fault.detail
 
 
 # -- output --------------------------------------------------------------------------------

@@ -3,6 +3,7 @@ a network that cannot be changed, and the container configuration they make. No 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,8 +12,11 @@ from arena.sandbox import labels
 from arena.sandbox.container import Seat, container_config
 from arena.sandbox.errors import SettingsError
 from arena.sandbox.image import image_tag
+from arena.sandbox.seccomp import profile, profile_file_text, profile_json
 from arena.sandbox.settings import MIB, SandboxSettings
 from tests.arena.conftest import require_sandbox
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_the_defaults_are_the_documented_ones() -> None:
@@ -30,6 +34,8 @@ def test_the_defaults_are_the_documented_ones() -> None:
         network="none",
         stop_grace_seconds=2.0,
         staging_dir=None,
+        runtime="runc",
+        seccomp="arena",
     )
 
 
@@ -48,6 +54,8 @@ def test_variables_change_the_settings() -> None:
             "CUCUMBERS_SANDBOX_NETWORK": "none",
             "CUCUMBERS_SANDBOX_STOP_GRACE": "0.5",
             "CUCUMBERS_SANDBOX_STAGING_DIR": "/srv/bots",
+            "CUCUMBERS_SANDBOX_RUNTIME": "runsc",
+            "CUCUMBERS_SANDBOX_SECCOMP": "engine",
         }
     )
     assert settings == SandboxSettings(
@@ -62,6 +70,8 @@ def test_variables_change_the_settings() -> None:
         user="1000:1000",
         stop_grace_seconds=0.5,
         staging_dir="/srv/bots",
+        runtime="runsc",
+        seccomp="engine",
     )
 
 
@@ -81,6 +91,8 @@ def test_variables_change_the_settings() -> None:
         ("USER", "root", "user must be UID or UID:GID"),
         ("NETWORK", "bridge", "the sandbox network cannot be changed"),
         ("NETWORK", "host", "the sandbox network cannot be changed"),
+        ("RUNTIME", "run c", "runtime must be a runtime's name"),
+        ("SECCOMP", "/no/such/profile.json", "seccomp must be 'arena', 'engine' or the path"),
     ],
 )
 def test_a_bad_variable_fails_loudly(variable: str, value: str, message: str) -> None:
@@ -125,7 +137,8 @@ def test_the_configuration_holds_every_isolation_option() -> None:
     assert host["Tmpfs"] == {"/tmp": f"rw,nosuid,nodev,size={16 * MIB},mode=1777"}
     assert (host["IpcMode"], host["ShmSize"]) == ("private", 16 * MIB)
     assert host["CapDrop"] == ["ALL"]
-    assert host["SecurityOpt"] == ["no-new-privileges"]
+    assert host["SecurityOpt"] == ["no-new-privileges", f"seccomp={profile_json()}"]
+    assert host["Runtime"] == "runc"
     assert created["User"] == "65534:65534"
     assert {u["Name"]: (u["Soft"], u["Hard"]) for u in host["Ulimits"]} == {
         "nofile": (256, 256),
@@ -154,6 +167,64 @@ def test_the_configuration_holds_every_isolation_option() -> None:
         "org.cucumbers.match": "m1",
         "org.cucumbers.seat": "2",
     }
+
+
+def test_the_seccomp_profile_is_the_sandboxs_own_the_engines_or_a_file(tmp_path: Path) -> None:
+    engine = config(SandboxSettings(seccomp="engine"))["HostConfig"]
+    assert engine["SecurityOpt"] == ["no-new-privileges"]  # Docker applies its default
+    mine = tmp_path / "profile.json"
+    mine.write_text('{"defaultAction": "SCMP_ACT_ALLOW"}')
+    custom = config(SandboxSettings(seccomp=str(mine)))["HostConfig"]
+    assert custom["SecurityOpt"][1] == 'seccomp={"defaultAction": "SCMP_ACT_ALLOW"}'
+    mine.write_text("not json")
+    with pytest.raises(SettingsError, match="is not JSON"):
+        config(SandboxSettings(seccomp=str(mine)))
+    # gVisor serves the system calls from its own kernel and applies no OCI profile.
+    gvisor = config(SandboxSettings(runtime="runsc"))["HostConfig"]
+    assert (gvisor["Runtime"], gvisor["SecurityOpt"]) == ("runsc", ["no-new-privileges"])
+
+
+def test_the_profile_refuses_what_a_bot_host_never_needs() -> None:
+    allowed = {
+        name
+        for rule in profile()["syscalls"]
+        if rule["action"] == "SCMP_ACT_ALLOW"
+        for name in rule["names"]
+    }
+    never = {
+        "ptrace",
+        "personality",
+        "mount",
+        "umount2",
+        "pivot_root",
+        "chroot",
+        "unshare",
+        "setns",
+        "keyctl",
+        "add_key",
+        "request_key",
+        "bpf",
+        "userfaultfd",
+        "perf_event_open",
+        "io_uring_setup",
+        "process_vm_readv",
+        "process_vm_writev",
+        "kexec_load",
+        "init_module",
+        "open_by_handle_at",
+        "clone3",
+    }
+    assert allowed & never == set()
+    assert (profile()["defaultAction"], profile()["defaultErrnoRet"]) == ("SCMP_ACT_ERRNO", 1)
+    # 64-bit tables only: the 32-bit one is a classic way around a filter.
+    assert profile()["architectures"] == ["SCMP_ARCH_X86_64", "SCMP_ARCH_AARCH64"]
+    (clone,) = [rule for rule in profile()["syscalls"] if rule["names"] == ["clone"]]
+    assert clone["args"][0]["op"] == "SCMP_CMP_MASKED_EQ" and clone["args"][0]["valueTwo"] == 0
+
+
+def test_the_deployed_profile_file_is_the_sandboxs_profile() -> None:
+    # deploy/sandbox/seccomp.json is `python -m arena seccomp`'s output, never edited apart.
+    assert (REPO / "deploy/sandbox/seccomp.json").read_text() == profile_file_text()
 
 
 def test_the_container_gets_only_harmless_variables(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -6,6 +6,7 @@ tests/web/matches/test_celery_pipeline.py's and test_engine_outage.py's."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import uuid
@@ -16,6 +17,7 @@ import pytest
 from arena.broker import BrokerSettings, BrokerSettingsError
 from arena.contract import ReportStatus
 from arena.worker import _refusal, worker_environment
+from tests.arena.conftest import require_sandbox
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -113,3 +115,25 @@ def test_importing_the_worker_leaves_a_process_its_own_celery_app() -> None:
         "assert current_app.main == 'mine', current_app.main\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
+
+
+def test_a_runtime_the_engine_does_not_know_stops_the_worker_naming_it() -> None:
+    require_sandbox()
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "REDIS_URL": "redis://127.0.0.1:9/0",  # never reached: the check comes first
+        "CUCUMBERS_SANDBOX_RUNTIME": "kata-nowhere",
+    }
+    if "DOCKER_HOST" in os.environ:
+        env["DOCKER_HOST"] = os.environ["DOCKER_HOST"]
+    result = subprocess.run(
+        [sys.executable, "-m", "arena", "worker"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 1, result.stderr
+    assert "the Docker engine has no runtime 'kata-nowhere' (it has " in result.stderr
+    assert "ready." not in result.stderr  # it never took work
