@@ -287,6 +287,10 @@ REST_FRAMEWORK = {
         "anon": envstr("API_ANON_RATE", "120/minute"),
         "user": envstr("API_USER_RATE", "600/minute"),
     },
+    # Anonymous clients are told apart by address: the last TRUSTED_PROXIES entries of
+    # X-Forwarded-For are our own proxies'; with 0 (no proxy) the header is ignored, so a
+    # forged one cannot buy a fresh rate limit. Behind one TLS proxy: TRUSTED_PROXIES=1.
+    "NUM_PROXIES": envint("TRUSTED_PROXIES", 0),
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Cucumber Arena API",

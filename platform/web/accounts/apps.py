@@ -7,3 +7,15 @@ class AccountsConfig(AppConfig):
     name = "web.accounts"
     label = "accounts"
     verbose_name = "Accounts"
+
+    def ready(self) -> None:
+        from django.contrib.auth import get_user_model
+        from django.db.models.signals import pre_save
+
+        from .models import revoke_tokens_on_password_change
+
+        pre_save.connect(
+            revoke_tokens_on_password_change,
+            sender=get_user_model(),
+            dispatch_uid="accounts.revoke_tokens_on_password_change",
+        )

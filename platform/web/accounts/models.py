@@ -82,3 +82,18 @@ class ApiToken(models.Model):
             # One UPDATE, no read-modify-write: concurrent requests may both stamp it.
             cls.objects.filter(pk=row.pk).update(last_used_at=timezone.now())
         return row
+
+
+def revoke_tokens_on_password_change(sender: type, instance: object, **kwargs: object) -> None:
+    """``pre_save`` of the user model: a new password revokes every token of the user (a
+    password change is what one does after a leak; a token must not outlive it). Whatever
+    changes it (the password change page, a reset, the admin, ``set_password`` in a shell)."""
+    pk = getattr(instance, "pk", None)
+    if pk is None or kwargs.get("raw"):
+        return
+    update_fields = kwargs.get("update_fields")
+    if update_fields is not None and "password" not in update_fields:  # type: ignore[operator]
+        return
+    before = sender._default_manager.filter(pk=pk).values_list("password", flat=True).first()  # type: ignore[attr-defined]
+    if before is not None and before != getattr(instance, "password", None):
+        ApiToken.objects.live().filter(user_id=pk).update(revoked_at=timezone.now())

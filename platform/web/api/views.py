@@ -9,7 +9,7 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import generics, mixins, permissions, status, viewsets
+from rest_framework import exceptions, generics, mixins, permissions, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
@@ -225,6 +225,12 @@ class TokenViewSet(
         return ApiToken.objects.filter(user=signed_in(self.request))
 
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        if isinstance(request.auth, ApiToken):
+            # A leaked token must not outlive its own revocation by minting others.
+            raise exceptions.PermissionDenied(
+                "tokens are created from a signed-in web session (your account's token page),"
+                " never with a token"
+            )
         form = self.get_serializer(data=request.data)
         form.is_valid(raise_exception=True)
         row, token = ApiToken.issue(request.user, form.validated_data["name"])

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
@@ -55,6 +57,18 @@ class MatchAdmin(admin.ModelAdmin):  # type: ignore[type-arg]  # not generic at 
     )
     inlines = [ParticipantInline, GameInline]
     actions = ["requeue_failed"]
+
+    # A finished match is the record of what was played, and ratings follow from it: shown,
+    # never edited or deleted here.
+    def get_readonly_fields(self, request: HttpRequest, obj: Match | None = None) -> Any:
+        if obj is not None and obj.status == MatchStatus.FINISHED:
+            return [field.name for field in Match._meta.fields]
+        return super().get_readonly_fields(request, obj)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Match | None = None) -> bool:
+        if obj is not None and obj.status == MatchStatus.FINISHED:
+            return False
+        return super().has_delete_permission(request, obj)
 
     @admin.action(description="Requeue the selected failed matches")
     def requeue_failed(self, request: HttpRequest, queryset: QuerySet[Match]) -> None:

@@ -1,0 +1,136 @@
+"""Hardening against hostile people (the security review's findings): numbers beyond 64 bits
+in paths and filters, a forged X-Forwarded-For against the anonymous rate limit, tokens that
+mint tokens or outlive a password change, and finished matches edited in the admin. Each
+test failed before its fix."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+
+from tests.web.conftest import logged_in
+from tests.web.factories import PASSWORD, MatchFactory, UserFactory, active_bot
+from web.accounts.models import ApiToken
+from web.matches.models import MatchStatus
+
+pytestmark = pytest.mark.django_db
+
+HUGE = "9223372036854775808"  # 2**63: one past the largest bigint
+HUGER = "1" + "0" * 40
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        f"/api/matches/?bot={HUGE}",
+        f"/api/matches/?bot={HUGER}",
+        f"/api/matches/?bot=-{HUGE}",
+        f"/api/matches/{HUGE}/",
+        f"/api/bots/{HUGE}/",
+        f"/api/bots/{HUGE}/stats/",
+        f"/api/bots/{HUGE}/versions/",
+        f"/api/bots/{HUGE}/versions/{HUGE}/",
+        f"/api/matches/1/games/{HUGER}/replay/",
+        f"/bots/{HUGE}/",
+        f"/bots/{HUGE}/versions/{HUGE}/source/",
+        f"/matches/{HUGE}/",
+        f"/matches/1/games/{HUGER}/replay.json.gz",
+        f"/api/leaderboard/?page={HUGER}",
+    ],
+)
+def test_a_number_beyond_64_bits_is_a_clean_refusal_not_a_500(path: str, user: User) -> None:
+    for client in (Client(raise_request_exception=False), logged_in(user)):
+        client.raise_request_exception = False
+        response = client.get(path)
+        assert response.status_code in (400, 404) or (
+            response.status_code == 302 and "/accounts/login/" in response["Location"]
+        ), (path, response.status_code)
+
+
+def test_a_forged_forwarded_for_does_not_escape_the_anonymous_rate_limit(
+    settings: object,
+) -> None:
+    rates = {"anon": "3/minute", "user": "600/minute"}
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": rates}  # type: ignore[attr-defined]
+    from rest_framework.settings import api_settings
+    from rest_framework.throttling import SimpleRateThrottle
+
+    api_settings.reload()
+    SimpleRateThrottle.THROTTLE_RATES = api_settings.DEFAULT_THROTTLE_RATES
+    try:
+        client = Client()
+        for _ in range(3):
+            assert client.get("/api/leaderboard/").status_code == 200
+        for forged in ("203.0.113.7", "198.51.100.1, 10.0.0.1"):
+            response = client.get("/api/leaderboard/", HTTP_X_FORWARDED_FOR=forged)
+            assert response.status_code == 429, forged
+    finally:
+        settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK}  # type: ignore[attr-defined]
+        api_settings.reload()
+        SimpleRateThrottle.THROTTLE_RATES = api_settings.DEFAULT_THROTTLE_RATES
+
+
+def token_client(user: User) -> tuple[Client, str]:
+    _, token = ApiToken.issue(user, "cli")
+    return Client(HTTP_AUTHORIZATION=f"Token {token}"), token
+
+
+def test_a_token_cannot_mint_tokens(user: User) -> None:
+    client, _ = token_client(user)
+    response = client.post("/api/tokens/", {"name": "another"}, content_type="application/json")
+    assert response.status_code == 403
+    assert ApiToken.objects.filter(user=user).count() == 1
+    # The web session may: a person at the site, not a leaked token.
+    session = logged_in(user)
+    created = session.post("/api/tokens/", {"name": "mine"}, content_type="application/json")
+    assert created.status_code == 201
+
+
+def test_a_password_change_revokes_every_token(user: User) -> None:
+    client, token = token_client(user)
+    assert client.get("/api/tokens/").status_code == 200
+    session = logged_in(user)
+    changed = session.post(
+        "/accounts/password/",
+        {
+            "old_password": PASSWORD,
+            "new_password1": "a-new-pass-phrase",
+            "new_password2": "a-new-pass-phrase",
+        },
+    )
+    assert changed.status_code == 302
+    assert client.get("/api/tokens/").status_code == 401
+    assert ApiToken.authenticate(token) is None
+    other = UserFactory(username="bystander")
+    _, kept = token_client(other)
+    assert ApiToken.authenticate(kept) is not None  # another user's tokens are untouched
+
+
+def test_staff_cannot_edit_or_delete_a_finished_match_in_the_admin(admin_client: Client) -> None:
+    bot = active_bot(name="rec")
+    match = MatchFactory(status=MatchStatus.FINISHED, rated=True)
+    match.participants.create(index=0, bot=bot, version=bot.active_version, name="x/rec")
+    page = admin_client.get(f"/admin/matches/match/{match.pk}/change/")
+    assert page.status_code == 200
+    assert b'name="status"' not in page.content  # shown, not editable
+    admin_client.post(
+        f"/admin/matches/match/{match.pk}/change/",
+        {
+            "status": "queued",
+            "rated": "",
+            "game": "concombre",
+            "kind": "challenge",
+            "games_planned": 9,
+        },
+    )
+    match.refresh_from_db()
+    assert (match.status, match.rated, match.game, match.games_planned) == (
+        MatchStatus.FINISHED,
+        True,
+        "five-cucumbers",
+        1,
+    )
+    deleted = admin_client.post(f"/admin/matches/match/{match.pk}/delete/", {"post": "yes"})
+    assert deleted.status_code == 403
+    assert type(match).objects.filter(pk=match.pk).exists()
