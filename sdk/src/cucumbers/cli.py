@@ -273,7 +273,14 @@ def cmd_upload(args: argparse.Namespace) -> int:
         return _fail(f"no such file: {args.file}")
     try:
         server, token = resolve(args.server, args.token)
-        result = upload_bot(args.file, args.bot, server=server, token=token, game=args.game)
+        result = upload_bot(
+            args.file,
+            args.bot,
+            server=server,
+            token=token,
+            game=args.game,
+            allow_http=args.allow_http,
+        )
     except UploadFailed as error:
         return _fail(str(error))
     print(
@@ -342,6 +349,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--server", metavar="URL", help="default: $CUCUMBERS_SERVER, the config file, or local"
     )
     upload.add_argument("--token", help="API token (default: $CUCUMBERS_TOKEN or the config file)")
+    upload.add_argument(
+        "--allow-http",
+        action="store_true",
+        help="send the token over plain http to a server other than this machine",
+    )
     upload.set_defaults(run=cmd_upload)
     return parser
 

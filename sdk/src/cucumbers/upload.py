@@ -13,11 +13,13 @@ UploadResult(bot='mybot', version=3, status='queued', url='https://.../bots/12/'
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import secrets
 import tomllib
 import urllib.error
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
@@ -78,6 +80,41 @@ def resolve(
     return str(server).rstrip("/"), str(token)
 
 
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_server(server: str, allow_http: bool = False) -> None:
+    """The token is only ever sent over HTTPS, or plain HTTP to this machine (``make run``),
+    unless ``allow_http`` says otherwise. Raises :class:`UploadFailed`."""
+    parts = urllib.parse.urlsplit(server)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UploadFailed(
+            f"not a server address: {server!r} (use https://host or http://127.0.0.1:8000)"
+        )
+    if parts.scheme == "http" and not allow_http and not _is_loopback(parts.hostname):
+        raise UploadFailed(
+            f"refusing to send your token in clear text to {server}: use https://"
+            " (plain http only to this machine, or pass --allow-http on a network you trust)"
+        )
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Redirects are never followed: urllib would send the token on to wherever one points
+    (another host included), turning the POST into a GET that carries the header."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+_OPENER = urllib.request.build_opener(_NoRedirect)
+
+
 def _multipart(fields: dict[str, str], filename: str, data: bytes) -> tuple[bytes, str]:
     boundary = f"cucumbers-{secrets.token_hex(16)}"
     parts: list[bytes] = []
@@ -122,9 +159,11 @@ def upload_bot(
     token: str,
     game: str | None = None,
     timeout: float = TIMEOUT_SECONDS,
+    allow_http: bool = False,
 ) -> UploadResult:
     """Upload ``path`` as a new version of your bot ``bot`` (created for ``game`` when you
     have none of that name). Raises :class:`UploadFailed`."""
+    check_server(server, allow_http)
     try:
         data = path.read_bytes()
     except OSError as error:
@@ -142,9 +181,15 @@ def upload_bot(
         },
     )
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
+        with _OPENER.open(request, timeout=timeout) as response:
             payload = json.loads(response.read())
     except urllib.error.HTTPError as error:
+        if 300 <= error.code < 400:
+            where = error.headers.get("Location", "elsewhere")
+            raise UploadFailed(
+                f"{server} redirected the upload to {where}: not followed (your token stays"
+                " here); if you trust that address, use it as --server"
+            ) from None
         message = _error_message(error.code, error.read())
         raise UploadFailed(f"upload refused ({error.code}): {message}") from None
     except urllib.error.URLError as error:
