@@ -8,6 +8,7 @@ to PostgreSQL and Redis.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -58,6 +59,7 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
     "web.accounts",
     "web.bots",
     "web.matches",
@@ -75,7 +77,28 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last: it answers a locked-out log-in (django-axes).
+    "axes.middleware.AxesMiddleware",
 ]
+
+#: Proxies in front of the site whose X-Forwarded-For entries name the client (0: none, the
+#: header is ignored): web/accounts/addresses.py and the API's rate limit.
+TRUSTED_PROXIES = envint("TRUSTED_PROXIES", 0)
+
+# --- Log-in: brute-force protection (django-axes) -----------------------------------------
+# LOGIN_FAILURE_LIMIT wrong passwords for one username from one client lock that pair out
+# for LOGIN_LOCKOUT_MINUTES (429), the right password included; the site's log-in and the
+# admin's alike. Per pair, so that nobody can lock another person out from elsewhere. The
+# client's address follows the same proxy rule as the API's rate limit (TRUSTED_PROXIES).
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = envint("LOGIN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=envint("LOGIN_LOCKOUT_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "web.accounts.addresses.client_ip"
 
 ROOT_URLCONF = "web.urls"
 WSGI_APPLICATION = "web.wsgi.application"
@@ -290,7 +313,7 @@ REST_FRAMEWORK = {
     # Anonymous clients are told apart by address: the last TRUSTED_PROXIES entries of
     # X-Forwarded-For are our own proxies'; with 0 (no proxy) the header is ignored, so a
     # forged one cannot buy a fresh rate limit. Behind one TLS proxy: TRUSTED_PROXIES=1.
-    "NUM_PROXIES": envint("TRUSTED_PROXIES", 0),
+    "NUM_PROXIES": TRUSTED_PROXIES,
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Cucumber Arena API",

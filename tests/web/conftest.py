@@ -9,7 +9,7 @@ from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.test import Client
 
-from tests.web.factories import PASSWORD, StaffFactory, UserFactory
+from tests.web.factories import StaffFactory, UserFactory
 
 
 @pytest.fixture(autouse=True)
@@ -66,7 +66,7 @@ def staff(db: None) -> User:
 
 def logged_in(user: User) -> Client:
     client = Client()
-    assert client.login(username=user.username, password=PASSWORD)
+    client.force_login(user)
     return client
 
 

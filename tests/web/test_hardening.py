@@ -134,3 +134,36 @@ def test_staff_cannot_edit_or_delete_a_finished_match_in_the_admin(admin_client:
     deleted = admin_client.post(f"/admin/matches/match/{match.pk}/delete/", {"post": "yes"})
     assert deleted.status_code == 403
     assert type(match).objects.filter(pk=match.pk).exists()
+
+
+def wrong_then_right(client: Client, path: str, username: str) -> int:
+    for _ in range(5):
+        client.post(path, {"username": username, "password": "not-the-password"})
+    return client.post(path, {"username": username, "password": PASSWORD}).status_code
+
+
+@pytest.mark.parametrize("path", ["/accounts/login/", "/admin/login/"])
+def test_repeated_wrong_passwords_lock_the_log_in_even_with_the_right_one(
+    path: str, staff: User
+) -> None:
+    attacker = Client(REMOTE_ADDR="203.0.113.9")
+    assert wrong_then_right(attacker, path, staff.username) == 429
+    assert "_auth_user_id" not in attacker.session
+    # The owner, from elsewhere, is not locked out by someone else's guesses.
+    owner = Client(REMOTE_ADDR="198.51.100.20")
+    response = owner.post(path, {"username": staff.username, "password": PASSWORD})
+    assert response.status_code == 302 and owner.session["_auth_user_id"] == str(staff.pk)
+
+
+def test_a_forged_forwarded_for_buys_no_fresh_log_in_attempts(user: User) -> None:
+    for forged in ("1.1.1.1", "2.2.2.2", "3.3.3.3", "4.4.4.4", "5.5.5.5"):
+        Client(REMOTE_ADDR="203.0.113.9", HTTP_X_FORWARDED_FOR=forged).post(
+            "/accounts/login/", {"username": user.username, "password": "nope"}
+        )
+    again = Client(REMOTE_ADDR="203.0.113.9", HTTP_X_FORWARDED_FOR="6.6.6.6")
+    assert (
+        again.post(
+            "/accounts/login/", {"username": user.username, "password": PASSWORD}
+        ).status_code
+        == 429
+    )

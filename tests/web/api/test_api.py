@@ -11,6 +11,7 @@ from django.test import Client
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.throttling import AnonRateThrottle
 
+from tests.web.conftest import logged_in
 from tests.web.factories import (
     GOOD_BOT,
     BotFactory,
@@ -244,8 +245,11 @@ def test_a_missing_replay_is_404(client: Client, match: object) -> None:
 
 
 def test_tokens_are_created_listed_and_revoked(api: Client, user: User) -> None:
-    created = api.post("/api/tokens/", {"name": "ci"})
+    # Created from a signed-in session only (a token cannot mint tokens: test_hardening.py);
+    # listed and revoked with a token too.
+    created = logged_in(user).post("/api/tokens/", {"name": "ci"})
     assert created.status_code == 201 and created.json()["token"].startswith("cuc_")
+    assert api.post("/api/tokens/", {"name": "minted"}).status_code == 403
     listed = api.get("/api/tokens/").json()["results"]
     assert {t["name"] for t in listed} == {"tests", "ci"}
     assert all("token" not in t for t in listed)
