@@ -167,3 +167,10 @@ def test_a_forged_forwarded_for_buys_no_fresh_log_in_attempts(user: User) -> Non
         ).status_code
         == 429
     )
+
+
+def test_the_token_page_is_never_cached(user: User) -> None:
+    client = logged_in(user)
+    response = client.post("/accounts/tokens/", {"name": "laptop"})
+    assert response.status_code == 200 and b"cuc_" in response.content
+    assert "no-store" in response["Cache-Control"] and "private" in response["Cache-Control"]

@@ -9,6 +9,7 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
 from web.bots.models import Bot
@@ -36,6 +37,7 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
     return render(request, "accounts/profile.html", {"owner": owner, "bots": bots})
 
 
+@never_cache  # the new token is in this one response: no cache, proxy or back button keeps it
 @login_required
 def tokens(request: HttpRequest) -> HttpResponse:
     user = signed_in(request)
