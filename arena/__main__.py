@@ -69,7 +69,9 @@ def cmd_worker(args: argparse.Namespace) -> int:
     except (BrokerSettingsError, SettingsError) as error:
         print(f"arena: error: {error}", file=sys.stderr)
         return 2
-    config = WorkerConfig(name=args.name, sandbox=sandbox, staging_dir=limits.staging_dir)
+    config = WorkerConfig(
+        name=args.name, sandbox=sandbox, staging_dir=limits.staging_dir, runtime=limits.runtime
+    )
     logging.basicConfig(level=logging.INFO, format="[%(asctime)s: %(levelname)s/arena] %(message)s")
     try:
         run_worker(

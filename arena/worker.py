@@ -99,6 +99,7 @@ class WorkerConfig:
     name: str
     sandbox: str = "docker"
     staging_dir: str | None = None
+    runtime: str = "runc"
 
 
 # No fixups: Celery would set Django up if DJANGO_SETTINGS_MODULE happened to be set. Not
@@ -190,15 +191,13 @@ def prepare_sandbox(config: WorkerConfig) -> None:
     from .sandbox.container import runtime_problem
     from .sandbox.image import ImageError, ensure_image
     from .sandbox.runner import register
-    from .sandbox.settings import SandboxSettings
 
     require_engine()
-    runtime = SandboxSettings.from_env().runtime
-    problem = runtime_problem(runtime, PING_SECONDS)
+    problem = runtime_problem(config.runtime, PING_SECONDS)
     if problem is not None:
         logger.critical("%s", problem)
         raise EngineUnavailable(problem)
-    logger.info("bot containers run with the %s runtime", runtime)
+    logger.info("bot containers run with the %s runtime", config.runtime)
     try:
         report = ensure_image()
     except ImageError as error:

@@ -28,7 +28,7 @@ import subprocess
 import time
 from collections.abc import Callable
 
-from arena.sandbox.container import engine_client
+from arena.sandbox.container import engine_runtimes
 from arena.sandbox.image import ensure_image
 from arena.sandbox.runner import DockerRunner, register
 from arena.sandbox.settings import ENGINE_SECCOMP, SandboxSettings
@@ -151,11 +151,7 @@ def match_seconds(sandbox: str, games: int, settings: SandboxSettings | None = N
 
 def sandbox_variants() -> list[tuple[str, SandboxSettings]]:
     """runc with the sandbox's profile, runc with the engine's, and runsc if registered."""
-    client = engine_client(5)
-    try:
-        runtimes = set(client.info().get("Runtimes") or {})
-    finally:
-        client.close()
+    runtimes = engine_runtimes(5)
     variants = [
         ("runc, arena seccomp (default)", SandboxSettings()),
         ("runc, Docker's default seccomp", SandboxSettings(seccomp=ENGINE_SECCOMP)),

@@ -259,13 +259,9 @@ def throughput(matches: int, concurrency: int, env: dict[str, str], logs: Path) 
 
 def engine_runtimes() -> list[str]:
     """runc, and gVisor's runsc when the engine has it registered."""
-    from arena.sandbox.container import engine_client
+    from arena.sandbox.container import engine_runtimes
 
-    client = engine_client(5)
-    try:
-        known = set(client.info().get("Runtimes") or {})
-    finally:
-        client.close()
+    known = engine_runtimes(5)
     return ["runc"] + (["runsc"] if "runsc" in known else [])
 
 

@@ -103,14 +103,20 @@ def engine_problem(timeout: float) -> str | None:
         client.close()
 
 
+def engine_runtimes(timeout: float) -> list[str]:
+    """The OCI runtimes the local engine knows, sorted. Raises ``DockerException`` or
+    ``OSError`` when it does not answer."""
+    client = engine_client(timeout)
+    try:
+        return sorted(client.info().get("Runtimes") or {})
+    finally:
+        client.close()
+
+
 def runtime_problem(runtime: str, timeout: float) -> str | None:
     """Why the local engine cannot run containers with ``runtime``, or None when it can."""
     try:
-        client = engine_client(timeout)
-        try:
-            known = sorted(client.info().get("Runtimes") or {})
-        finally:
-            client.close()
+        known = engine_runtimes(timeout)
     except (DockerException, OSError) as error:
         return f"the Docker engine cannot be asked for its runtimes: {error}"
     if runtime in known:

@@ -13,7 +13,7 @@ from typing import Any
 from docker.errors import DockerException
 
 from arena.sandbox import labels
-from arena.sandbox.container import engine_client
+from arena.sandbox.container import engine_client, engine_runtimes
 from arena.sandbox.runner import DockerRunner
 from arena.sandbox.settings import SandboxSettings
 from cucumbers.faults import Fault, FaultKind
@@ -71,11 +71,7 @@ def runtimes_present() -> list[str]:
     """The runtimes of the engine the sandbox tests play under: runc, and gVisor's runsc
     when it is registered (``deploy/ensure-gvisor.sh``, run by ``make sandbox``)."""
     try:
-        client = engine_client(5)
-        try:
-            known = set(client.info().get("Runtimes") or {})
-        finally:
-            client.close()
+        known = engine_runtimes(5)
     except (DockerException, OSError):
         return ["runc"]
     return ["runc"] + (["runsc"] if "runsc" in known else [])

@@ -7,8 +7,9 @@ import random
 from collections.abc import Sequence
 
 from arena.contract import MatchJob, MatchStarted
-from tests.web.factories import active_bot
-from web.bots.models import Bot, Game
+from tests.web.factories import GOOD_BOT, UserFactory, active_bot
+from web.bots.models import Bot, BotVersion, Game, VersionStatus
+from web.bots.uploads import upload_version
 from web.matches.models import Match, MatchKind, RatingChange
 from web.pipeline.dispatch import issue_job
 from web.pipeline.ladder import create_match
@@ -17,6 +18,17 @@ from web.pipeline.running import match_started
 
 def ladder_bots(n: int, game: str = Game.FIVE_CUCUMBERS) -> list[Bot]:
     return [active_bot(name=f"l{i}", game=game) for i in range(n)]
+
+
+def make_active(name: str, game: str = "concombre") -> BotVersion:
+    """A user ``name`` with a bot ``name`` whose uploaded version is active (its own
+    validation match, queued by the upload, is left alone)."""
+    version = upload_version(
+        UserFactory(username=name), "b.py", GOOD_BOT, new_bot_name=name, game=game
+    )
+    BotVersion.objects.filter(pk=version.pk).update(status=VersionStatus.ACTIVE)
+    Bot.objects.filter(pk=version.bot_id).update(active_version=version)
+    return version
 
 
 def queued_match(bots: Sequence[Bot], *, rated: bool = True, seed: int = 1) -> Match:

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.web.factories import GOOD_BOT, UserFactory
+from tests.web.matches.arena_helpers import make_active
 from tests.web.matches.celery_worker import (
     arena_env,
     arena_worker,
@@ -26,7 +27,7 @@ from tests.web.matches.celery_worker import (
     wait_for,
 )
 from tests.web.test_end_to_end import sandbox_for_this_machine
-from web.bots.models import Bot, BotVersion, VersionStatus
+from web.bots.models import BotVersion, VersionStatus
 from web.bots.uploads import upload_version
 from web.matches.models import Match, MatchStatus, RatingChange
 from web.pipeline.ladder import queue_ladder_matches
@@ -75,14 +76,6 @@ def private_redis(tmp_path: Path) -> Iterator[PrivateRedis]:
     yield redis
     if redis.process is not None and redis.process.poll() is None:
         redis.kill()
-
-
-def make_active(name: str) -> None:
-    version = upload_version(
-        UserFactory(username=name), "b.py", GOOD_BOT, new_bot_name=name, game="concombre"
-    )
-    BotVersion.objects.filter(pk=version.pk).update(status=VersionStatus.ACTIVE)
-    Bot.objects.filter(pk=version.bot_id).update(active_version=version)
 
 
 def test_jobs_lost_with_redis_and_an_upload_while_it_is_down_are_all_played(

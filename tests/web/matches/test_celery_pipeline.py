@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.web.factories import GOOD_BOT, PLAY_FUNCTION_BOT, UserFactory
-from tests.web.matches.arena_helpers import assert_history_consistent
+from tests.web.matches.arena_helpers import assert_history_consistent, make_active
 from tests.web.matches.celery_worker import (
     arena_env,
     arena_worker,
@@ -41,15 +41,6 @@ HIGHEST = b"def play(view):\n    return max(view.legal)\n"
 
 def status_of(match_id: int) -> str:
     return Match.objects.get(pk=match_id).status
-
-
-def make_active(name: str, game: str = "concombre") -> BotVersion:
-    version = upload_version(
-        UserFactory(username=name), "b.py", GOOD_BOT, new_bot_name=name, game=game
-    )
-    BotVersion.objects.filter(pk=version.pk).update(status=VersionStatus.ACTIVE)
-    Bot.objects.filter(pk=version.bot_id).update(active_version=version)
-    return version
 
 
 def test_a_worker_with_only_the_broker_plays_validation_ladder_and_challenge_matches(

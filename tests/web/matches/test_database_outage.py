@@ -13,8 +13,7 @@ import pytest
 from django.db import connection
 
 from tests.relay import TcpRelay
-from tests.web.factories import GOOD_BOT, UserFactory
-from tests.web.matches.arena_helpers import assert_history_consistent
+from tests.web.matches.arena_helpers import assert_history_consistent, make_active
 from tests.web.matches.celery_worker import (
     arena_env,
     arena_worker,
@@ -24,8 +23,7 @@ from tests.web.matches.celery_worker import (
     require_redis,
     wait_for,
 )
-from web.bots.models import Bot, BotVersion, VersionStatus
-from web.bots.uploads import upload_version
+from web.bots.models import Bot
 from web.matches.models import Match, MatchStatus, RatingChange
 from web.pipeline.ladder import queue_ladder_matches
 
@@ -43,11 +41,7 @@ def test_reports_sent_while_the_database_is_away_are_recorded_once_it_is_back(
     require_redis()
     settings.MATCH_GAMES = 2  # type: ignore[attr-defined]
     for name in ("fox", "gus", "hap"):
-        version = upload_version(
-            UserFactory(username=name), "b.py", GOOD_BOT, new_bot_name=name, game="concombre"
-        )
-        BotVersion.objects.filter(pk=version.pk).update(status=VersionStatus.ACTIVE)
-        Bot.objects.filter(pk=version.bot_id).update(active_version=version)
+        make_active(name)
     db = connection.settings_dict
     relay = TcpRelay(db["HOST"] or "127.0.0.1", int(db["PORT"] or 5432))
     # The platform's worker reaches PostgreSQL through the relay only.

@@ -13,7 +13,7 @@ import pytest
 from arena.sandbox.reaper import reap_containers
 from tests.arena.conftest import require_sandbox
 from tests.relay import EngineProxy
-from tests.web.factories import GOOD_BOT, UserFactory
+from tests.web.matches.arena_helpers import make_active
 from tests.web.matches.celery_worker import (
     arena_env,
     arena_worker,
@@ -23,8 +23,6 @@ from tests.web.matches.celery_worker import (
     require_redis,
     wait_for,
 )
-from web.bots.models import Bot, BotVersion, VersionStatus
-from web.bots.uploads import upload_version
 from web.matches.models import Match, MatchStatus, RatingChange
 from web.pipeline.ladder import queue_ladder_matches
 
@@ -125,11 +123,3 @@ def test_an_engine_lost_mid_match_is_retried_and_never_charged_to_a_bot(
     assert "event=match.retry" in platform_log.read_text()
     # What the dead engine connection could not remove, the reaper does.
     reap_containers()
-
-
-def make_active(name: str) -> None:
-    version = upload_version(
-        UserFactory(username=name), "b.py", GOOD_BOT, new_bot_name=name, game="concombre"
-    )
-    BotVersion.objects.filter(pk=version.pk).update(status=VersionStatus.ACTIVE)
-    Bot.objects.filter(pk=version.bot_id).update(active_version=version)
