@@ -60,6 +60,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "axes",
+    "django_ratelimit",
     "web.accounts",
     "web.bots",
     "web.matches",
@@ -99,6 +100,12 @@ AXES_COOLOFF_TIME = timedelta(minutes=envint("LOGIN_LOCKOUT_MINUTES", 15, minimu
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_CLIENT_IP_CALLABLE = "web.accounts.addresses.client_ip"
+
+# --- What anyone may do without an account, per client address and hour (django-ratelimit,
+# counted in the cache: Redis when REDIS_URL is set). A class behind one NAT address shares
+# these: raise them for such a site.
+SIGNUPS_PER_HOUR = envint("SIGNUPS_PER_HOUR", 10, minimum=1)
+PASSWORD_RESETS_PER_HOUR = envint("PASSWORD_RESETS_PER_HOUR", 5, minimum=1)
 
 ROOT_URLCONF = "web.urls"
 WSGI_APPLICATION = "web.wsgi.application"
@@ -150,6 +157,12 @@ if REDIS_URL:
     }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# django-ratelimit knows memcached and django-redis by name, not Django's own RedisCache
+# (an atomic INCR all the same). Without REDIS_URL (make run: one web process) the local
+# memory cache counts per process, which is all a single-process server needs.
+SILENCED_SYSTEM_CHECKS = ["django_ratelimit.W001"]
+if not REDIS_URL:
+    SILENCED_SYSTEM_CHECKS.append("django_ratelimit.E003")
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -230,6 +243,8 @@ STORAGES = {
 # --- Bots and validation --------------------------------------------------------------
 UPLOAD_MAX_BYTES = envint("UPLOAD_MAX_BYTES", 256 * 1024, minimum=1)
 UPLOADS_PER_HOUR = envint("UPLOADS_PER_HOUR", 30, minimum=1)
+#: Bots one user may own (versions or not): quotas per user are only worth so much.
+BOTS_PER_USER = envint("BOTS_PER_USER", 20, minimum=1)
 #: ``docker``: every bot in the Docker sandbox; an engine that cannot be reached makes
 #: matches retried, never played unsandboxed. ``process``: the SDK's process runner, NOT
 #: isolated, for local use only (every page says so); never chosen by itself.

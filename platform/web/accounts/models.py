@@ -97,3 +97,34 @@ def revoke_tokens_on_password_change(sender: type, instance: object, **kwargs: o
     before = sender._default_manager.filter(pk=pk).values_list("password", flat=True).first()  # type: ignore[attr-defined]
     if before is not None and before != getattr(instance, "password", None):
         ApiToken.objects.live().filter(user_id=pk).update(revoked_at=timezone.now())
+
+
+class UsernameSkeleton(models.Model):
+    """The :func:`~web.accounts.usernames.skeleton` of a user's name, unique: two names
+    that look alike cannot both exist. Kept by :func:`record_username_skeleton` whoever
+    creates or renames the user (sign-up, the admin, ``createsuperuser``)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="username_skeleton",
+    )
+    skeleton = models.CharField(max_length=150, unique=True)
+
+    def __str__(self) -> str:
+        return self.skeleton
+
+
+def record_username_skeleton(sender: type, instance: object, **kwargs: object) -> None:
+    """``post_save`` of the user model: store its name's skeleton (an IntegrityError, and so
+    a rolled-back save, when another user's name looks the same)."""
+    update_fields = kwargs.get("update_fields")
+    if kwargs.get("raw") or (update_fields is not None and "username" not in update_fields):  # type: ignore[operator]
+        return  # a log-in saves last_login only
+    from .usernames import skeleton
+
+    username = str(getattr(instance, "username", ""))
+    UsernameSkeleton.objects.update_or_create(
+        user_id=instance.pk, defaults={"skeleton": skeleton(username)}
+    )

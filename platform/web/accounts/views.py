@@ -3,10 +3,12 @@ are Django's own views with our templates, see ``urls.py``)."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.cache import never_cache
@@ -16,6 +18,7 @@ from web.bots.models import Bot
 from web.users import signed_in
 
 from .forms import SignUpForm, TokenForm
+from .limits import spend
 from .models import ApiToken
 
 
@@ -24,7 +27,20 @@ def signup(request: HttpRequest) -> HttpResponse:
         return redirect("my-bots")
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        user = form.save()
+        # Per client: otherwise every per-user quota multiplies with throw-away accounts.
+        if not spend(request, "signup", settings.SIGNUPS_PER_HOUR):
+            form.add_error(
+                None,
+                "Too many accounts were created from your address in the last hour;"
+                " please try again later.",
+            )
+            return render(request, "accounts/signup.html", {"form": form}, status=429)
+        try:
+            with transaction.atomic():
+                user = form.save()
+        except IntegrityError:  # lost a race for the name (or one that looks the same)
+            form.add_error("username", "This name is taken, or looks too much like one that is.")
+            return render(request, "accounts/signup.html", {"form": form}, status=409)
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.username}! Create your first bot below.")
         return redirect("bot-create")

@@ -20,7 +20,7 @@ from web.accounts.models import ApiToken
 from web.bots import access
 from web.bots.errors import UploadError, UploadProblem
 from web.bots.models import Bot, BotVersion, Game
-from web.bots.uploads import check_bot_name, read_upload, upload_version
+from web.bots.uploads import create_bot, read_upload, upload_version
 from web.matches.access import visible_matches
 from web.matches.challenges import ChallengeError, create_challenge
 from web.matches.models import Match, MatchGame, MatchStatus
@@ -85,11 +85,11 @@ class BotViewSet(
         return s.BotUpdateSerializer if self.action == "partial_update" else s.BotSerializer
 
     def perform_create(self, serializer: BaseSerializer[Bot]) -> None:
+        data = serializer.validated_data
         try:
-            check_bot_name(signed_in(self.request), serializer.validated_data["name"])
+            serializer.instance = create_bot(signed_in(self.request), data["name"], data["game"])
         except UploadError as error:
             raise Refused(error) from None
-        serializer.save(owner=self.request.user)
 
     @extend_schema(responses=s.BotSerializer)
     def partial_update(self, request: Request, *args: Any, **kwargs: Any) -> Response:

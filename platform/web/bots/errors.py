@@ -24,6 +24,7 @@ class UploadProblem(StrEnum):
     GAME_MISMATCH = "game_mismatch"
     FOREIGN_BOT = "foreign_bot"
     TOO_MANY_UPLOADS = "too_many_uploads"
+    TOO_MANY_BOTS = "too_many_bots"
 
 
 #: The HTTP status each problem is answered with (400 unless listed).
@@ -34,6 +35,7 @@ HTTP_STATUS: Mapping[str, HTTPStatus] = {
     UploadProblem.UNKNOWN_BOT: HTTPStatus.NOT_FOUND,
     UploadProblem.FOREIGN_BOT: HTTPStatus.FORBIDDEN,
     UploadProblem.TOO_MANY_UPLOADS: HTTPStatus.TOO_MANY_REQUESTS,
+    UploadProblem.TOO_MANY_BOTS: HTTPStatus.CONFLICT,
 }
 
 

@@ -41,7 +41,16 @@ def read_upload(file: UploadedFile[bytes]) -> tuple[str, bytes]:
     return name, file.read(limit + 1)
 
 
+def lock_owner(owner: User) -> None:
+    """Inside a transaction: hold the owner's row until it ends, so that the quotas below
+    are counted and spent by one request of that owner at a time (40 parallel uploads
+    against a limit of 30 store 30). SQLite (``make run``) takes its one write lock at
+    BEGIN, which serialises them too."""
+    User.objects.select_for_update().filter(pk=owner.pk).first()
+
+
 def check_upload_rate(owner: User) -> None:
+    """Inside :func:`lock_owner`'s transaction: refuse an upload over the hourly quota."""
     since = timezone.now() - THROTTLE_WINDOW
     recent = BotVersion.objects.filter(bot__owner=owner, created_at__gte=since).count()
     if recent >= settings.UPLOADS_PER_HOUR:
@@ -49,6 +58,18 @@ def check_upload_rate(owner: User) -> None:
             UploadProblem.TOO_MANY_UPLOADS,
             f"too many uploads: {recent} in the last hour, the limit is"
             f" {settings.UPLOADS_PER_HOUR}; try again later",
+        )
+
+
+def check_bot_quota(owner: User) -> None:
+    """Inside :func:`lock_owner`'s transaction: refuse a bot beyond ``BOTS_PER_USER`` (bots
+    without versions count: they are rows and names all the same)."""
+    owned = Bot.objects.filter(owner=owner).count()
+    if owned >= settings.BOTS_PER_USER:
+        raise UploadError(
+            UploadProblem.TOO_MANY_BOTS,
+            f"you have {owned} bots, the limit is {settings.BOTS_PER_USER}:"
+            " delete one (its page, Delete) or upload a new version of one instead",
         )
 
 
@@ -65,16 +86,33 @@ def check_bot_name(owner: User, name: str) -> str:
     return name
 
 
-def own_bot(owner: User, bot_id: int) -> Bot:
-    """The uploader's bot ``bot_id``; another user's bot is refused, never written to."""
-    bot = Bot.objects.filter(pk=bot_id).first()
-    if bot is None:
-        raise UploadError(UploadProblem.UNKNOWN_BOT, f"there is no bot with id {bot_id}")
-    if bot.owner_id != owner.pk:
+def check_new_bot(owner: User, name: str, game: str | None) -> None:
+    """What can be checked of a new bot before anything is locked or written."""
+    check_bot_name(owner, name)
+    if game not in Game.values:
+        raise UploadError(UploadProblem.BAD_BOT_NAME, f"unknown game {game!r}")
+
+
+def create_bot(owner: User, name: str, game: str) -> Bot:
+    """A new bot of ``owner`` (no version yet), within the bot quota. Raises
+    :class:`UploadError` with nothing stored."""
+    check_new_bot(owner, name, game)
+    with transaction.atomic():
+        lock_owner(owner)
+        return _create_bot(owner, name, game)
+
+
+def _create_bot(owner: User, name: str, game: str) -> Bot:
+    """Inside :func:`lock_owner`'s transaction."""
+    check_bot_quota(owner)
+    try:
+        with transaction.atomic():
+            return Bot.objects.create(owner=owner, name=name, game=game)
+    except IntegrityError:
+        # Lost a race with another request for the same new name.
         raise UploadError(
-            UploadProblem.FOREIGN_BOT, "this bot belongs to another user: upload to your own bots"
-        )
-    return bot
+            UploadProblem.DUPLICATE_NAME, f"you already have a bot named {name!r}"
+        ) from None
 
 
 def _store_version(bot: Bot, checked: CheckedSource) -> BotVersion:
@@ -120,26 +158,17 @@ def upload_version(
             UploadProblem.FOREIGN_BOT, "this bot belongs to another user: upload to your own bots"
         )
     if new_bot_name is not None:
-        check_bot_name(owner, new_bot_name)
-        if game not in Game.values:
-            raise UploadError(UploadProblem.BAD_BOT_NAME, f"unknown game {game!r}")
-    if enforce_rate:
-        check_upload_rate(owner)
+        check_new_bot(owner, new_bot_name, game)
     checked = check_source(filename, data, settings.UPLOAD_MAX_BYTES)
     stored: list[str] = []
     try:
         with transaction.atomic():
+            lock_owner(owner)
+            if enforce_rate:
+                check_upload_rate(owner)
             if bot is None:
                 assert new_bot_name is not None and game is not None  # both checked above
-                try:
-                    with transaction.atomic():
-                        bot = Bot.objects.create(owner=owner, name=new_bot_name, game=game)
-                except IntegrityError:
-                    # Lost a race with another upload of the same new name.
-                    raise UploadError(
-                        UploadProblem.DUPLICATE_NAME,
-                        f"you already have a bot named {new_bot_name!r}",
-                    ) from None
+                bot = _create_bot(owner, new_bot_name, game)
             version = _store_version(bot, checked)
             stored.append(cast(str, version.source.name))  # just saved: it has a name
             # Its match is sent after the commit, and a broker that is down then leaves it
