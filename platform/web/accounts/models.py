@@ -124,7 +124,6 @@ def record_username_skeleton(sender: type, instance: object, **kwargs: object) -
         return  # a log-in saves last_login only
     from .usernames import skeleton
 
+    pk = getattr(instance, "pk", None)
     username = str(getattr(instance, "username", ""))
-    UsernameSkeleton.objects.update_or_create(
-        user_id=instance.pk, defaults={"skeleton": skeleton(username)}
-    )
+    UsernameSkeleton.objects.update_or_create(user_id=pk, defaults={"skeleton": skeleton(username)})
