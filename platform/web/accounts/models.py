@@ -124,6 +124,6 @@ def record_username_skeleton(sender: type, instance: object, **kwargs: object) -
         return  # a log-in saves last_login only
     from .usernames import skeleton
 
-    pk = getattr(instance, "pk", None)
+    pk: int = getattr(instance, "pk")  # noqa: B009  (saved: it has one; instance is any user model)
     username = str(getattr(instance, "username", ""))
     UsernameSkeleton.objects.update_or_create(user_id=pk, defaults={"skeleton": skeleton(username)})
