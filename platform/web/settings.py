@@ -12,6 +12,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 from arena.broker import MAINTENANCE_QUEUE, REPORT_TASK, REPORTS_QUEUE, STARTED_TASK, BrokerSettings
@@ -37,11 +38,33 @@ CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", [])
 SESSION_COOKIE_SECURE = envbool("SECURE_COOKIES", not DEBUG)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 SESSION_COOKIE_HTTPONLY = True
-SECURE_SSL_REDIRECT = envbool("SECURE_SSL_REDIRECT", False)
-SECURE_HSTS_SECONDS = envint("SECURE_HSTS_SECONDS", 0)
+# Production speaks HTTPS only: plain HTTP is redirected, and browsers are told (HSTS, sent
+# on HTTPS responses only) to use nothing else for a year. DEBUG (make run) serves plain HTTP.
+SECURE_SSL_REDIRECT = envbool("SECURE_SSL_REDIRECT", not DEBUG)
+SECURE_HSTS_SECONDS = envint("SECURE_HSTS_SECONDS", 0 if DEBUG else 365 * 24 * 3600)
+# Subdomains may be other people's sites: their owner opts in.
+SECURE_HSTS_INCLUDE_SUBDOMAINS = envbool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+# Content-Security-Policy (django-csp): the pages are server-rendered and load their few
+# scripts and styles from the site itself, so nothing inline and nothing from elsewhere runs
+# (an injected <script> or on* attribute is inert). Images may be data: URIs (the API docs'
+# icons); no page may frame the site.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "connect-src": [SELF],
+        "font-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
 if envbool("BEHIND_TLS_PROXY", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
@@ -71,11 +94,14 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Before any view (or the CSRF check) reads the body: an oversized one is refused unread.
+    "web.request_size.RequestSizeLimitMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Last: it answers a locked-out log-in (django-axes).
@@ -171,6 +197,26 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 LOGIN_URL = "login"
+#: A password reset link works once, and for this long (seconds).
+PASSWORD_RESET_TIMEOUT = 2 * 3600
+
+# --- E-mail (password reset links) ------------------------------------------------------------
+# ``smtp`` in production (a relay you run or rent); ``console`` prints each message on the web
+# server's output, as under make run (DEBUG).
+EMAIL_BACKEND = {
+    "smtp": "django.core.mail.backends.smtp.EmailBackend",
+    "console": "django.core.mail.backends.console.EmailBackend",
+}[envchoice("EMAIL_BACKEND", "console" if DEBUG else "smtp", ("smtp", "console"))]
+EMAIL_HOST = envstr("EMAIL_HOST", "localhost")
+EMAIL_PORT = envint("EMAIL_PORT", 587, minimum=1)
+EMAIL_HOST_USER = envstr("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = envstr("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = envbool("EMAIL_USE_TLS", True)  # STARTTLS on EMAIL_PORT
+EMAIL_USE_SSL = envbool("EMAIL_USE_SSL", False)  # TLS from the first byte (port 465)
+if EMAIL_USE_TLS and EMAIL_USE_SSL:
+    raise ImproperlyConfigured("EMAIL_USE_TLS and EMAIL_USE_SSL exclude each other: choose one")
+EMAIL_TIMEOUT = envint("EMAIL_TIMEOUT", 10, minimum=1)
+DEFAULT_FROM_EMAIL = envstr("DEFAULT_FROM_EMAIL", "Cucumber Arena <noreply@localhost>")
 LOGIN_REDIRECT_URL = "my-bots"
 LOGOUT_REDIRECT_URL = "leaderboard"
 

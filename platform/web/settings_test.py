@@ -16,6 +16,9 @@ if "DATA_DIR" not in os.environ:
     os.environ["DATA_DIR"] = tempfile.mkdtemp(prefix="cucumbers-test-data-")
     atexit.register(shutil.rmtree, os.environ["DATA_DIR"], ignore_errors=True)
 os.environ.setdefault("SANDBOX", "process")
+# The test client and the browser tests' live server speak plain HTTP (production's
+# redirect to HTTPS is tested on its own, tests/web/test_settings.py).
+os.environ.setdefault("SECURE_SSL_REDIRECT", "0")
 
 from .settings import *  # noqa: F403
 from .settings import REST_FRAMEWORK, STORAGES

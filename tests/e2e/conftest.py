@@ -51,17 +51,25 @@ def browser() -> Iterator[Any]:
         chromium.close()
 
 
+def _csp_violation(message: Any) -> str | None:
+    """Chromium reports what the Content-Security-Policy refused as a console error."""
+    text = str(message.text)
+    return text if message.type == "error" and "Content Security Policy" in text else None
+
+
 @pytest.fixture
 def page(browser: Any) -> Iterator[Any]:
-    """A fresh desktop-sized page that fails the test on any script error."""
+    """A fresh desktop-sized page that fails the test on any script error and on anything
+    the site's Content-Security-Policy refuses (a script, style or image the site needs)."""
     context = browser.new_context(viewport=DESKTOP)
     tab = context.new_page()
     errors: list[str] = []
     tab.on("pageerror", lambda error: errors.append(str(error)))
+    tab.on("console", lambda message: (v := _csp_violation(message)) and errors.append(v))
     tab.set_default_timeout(10_000)
     yield tab
     context.close()
-    assert not errors, f"script errors on the page: {errors}"
+    assert not errors, f"script errors or policy violations on the page: {errors}"
 
 
 def screenshot(page: Any, name: str) -> Path:

@@ -26,7 +26,13 @@ SETTINGS = REPO / "platform" / "web" / "settings.py"
 ARENA_ENV_EXAMPLE = REPO / "deploy" / "arena-worker.env.example"
 #: The services that run platform code (Django, the database, the data volume).
 PLATFORM_SERVICES = {"migrate", "web", "beat"}
-SECRETS = {"SECRET_KEY", "POSTGRES_PASSWORD", "S3_ACCESS_KEY_ID", "S3_SECRET_ACCESS_KEY"}
+SECRETS = {
+    "SECRET_KEY",
+    "POSTGRES_PASSWORD",
+    "S3_ACCESS_KEY_ID",
+    "S3_SECRET_ACCESS_KEY",
+    "EMAIL_HOST_PASSWORD",
+}
 
 
 def compose() -> dict[str, Any]:

@@ -166,3 +166,56 @@ def test_the_token_page_is_never_cached(user: User) -> None:
     response = client.post("/accounts/tokens/", {"name": "laptop"})
     assert response.status_code == 200 and b"cuc_" in response.content
     assert "no-store" in response["Cache-Control"] and "private" in response["Cache-Control"]
+
+
+def test_every_page_carries_a_strict_content_security_policy(db: None) -> None:
+    policy = Client().get("/")["Content-Security-Policy"]
+    directives = dict(part.strip().split(" ", 1) for part in policy.split(";") if part.strip())
+    assert directives["script-src"] == "'self'" and directives["style-src"] == "'self'"
+    assert directives["object-src"] == "'none'" and directives["frame-ancestors"] == "'none'"
+    assert "unsafe" not in policy
+
+
+class UnreadBody:
+    """A request body that counts what is read of it (and has nothing to give)."""
+
+    def __init__(self) -> None:
+        self.read_bytes = 0
+
+    def read(self, size: int = -1) -> bytes:
+        self.read_bytes += 1 if size else 0
+        return b""
+
+    def readline(self, size: int = -1) -> bytes:
+        return self.read(size)
+
+
+@pytest.mark.parametrize("path", ["/api/uploads/", "/bots/new/", "/accounts/login/"])
+def test_a_body_beyond_the_upload_limit_is_refused_before_it_is_read(path: str, user: User) -> None:
+    body = UnreadBody()
+    client = logged_in(user)
+    response = client.generic(
+        "POST",
+        path,
+        b"x",
+        content_type="multipart/form-data; boundary=xyz",
+        **{"wsgi.input": body, "CONTENT_LENGTH": str(100 * 1024 * 1024)},
+    )
+    assert response.status_code == 413
+    assert body.read_bytes == 0
+    assert response["Connection"] == "close"
+    text = response.content.decode()
+    assert "the request is 102400 KB; a bot file may be at most 256 KB" in text
+    if path.startswith("/api/"):
+        assert response.json()["code"] == "too_large"
+
+
+def test_an_upload_just_under_the_limit_still_gets_through_the_size_check(user: User) -> None:
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    big = b"def play(view):\n    return view.legal[0]\n" + b"#" * (256 * 1024 - 100) + b"\n"
+    upload = SimpleUploadedFile("big.py", big, content_type="text/x-python")
+    response = logged_in(user).post(
+        "/api/uploads/", {"bot": "big", "game": "concombre", "file": upload}
+    )
+    assert response.status_code == 201, response.content

@@ -35,3 +35,43 @@ class TokenForm(forms.ModelForm):  # type: ignore[type-arg]  # not generic at ru
     class Meta:
         model = ApiToken
         fields = ("name",)
+
+
+class _ConfirmedByPassword(forms.Form):
+    """A change the signed-in user confirms with their password (a session left open on a
+    shared computer must not be enough to take the account over)."""
+
+    password = forms.CharField(
+        label="Your password",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+    )
+
+    def __init__(self, user: User, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.user = user
+
+    def clean_password(self) -> str:
+        password: str = self.cleaned_data["password"]
+        if not self.user.check_password(password):
+            raise forms.ValidationError("That is not your password.", code="wrong_password")
+        return password
+
+
+class EmailChangeForm(_ConfirmedByPassword):
+    email = forms.EmailField(
+        label="E-mail address",
+        required=False,
+        help_text="Where a password reset link is sent; never shown to anyone.",
+    )
+    field_order = ["email", "password"]
+
+
+class CloseAccountForm(_ConfirmedByPassword):
+    confirm = forms.CharField(label="Type your username to confirm")
+
+    def clean_confirm(self) -> str:
+        confirm: str = self.cleaned_data["confirm"]
+        if confirm != self.user.username:
+            raise forms.ValidationError("Type your username exactly.", code="no_confirmation")
+        return confirm

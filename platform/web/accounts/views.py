@@ -1,11 +1,15 @@
-"""Sign-up, the public profile and the API token page (log-in, log-out and password change
-are Django's own views with our templates, see ``urls.py``)."""
+"""Sign-up, the account page (e-mail, closing the account), password reset, the public
+profile and the API token page (log-in, log-out and password change are Django's own views
+with our templates, see ``urls.py``)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth import login
+from django.contrib.auth import login, logout
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
@@ -17,7 +21,8 @@ from django.views.decorators.http import require_POST
 from web.bots.models import Bot
 from web.users import signed_in
 
-from .forms import SignUpForm, TokenForm
+from .closing import close_account
+from .forms import CloseAccountForm, EmailChangeForm, SignUpForm, TokenForm
 from .limits import spend
 from .models import ApiToken
 
@@ -76,3 +81,57 @@ def revoke_token(request: HttpRequest, token_id: int) -> HttpResponse:
     row.revoke()
     messages.success(request, f"Token “{row.name}” revoked.")
     return redirect("tokens")
+
+
+@never_cache
+@login_required
+def account(request: HttpRequest) -> HttpResponse:
+    """The signed-in user's account: e-mail, password, tokens, and closing the account."""
+    user = signed_in(request)
+    email_form = EmailChangeForm(user, initial={"email": user.email})
+    if request.method == "POST":
+        email_form = EmailChangeForm(user, request.POST)
+        if email_form.is_valid():
+            user.email = email_form.cleaned_data["email"]
+            user.save(update_fields=["email"])
+            messages.success(request, "Your e-mail address is saved.")
+            return redirect("account")
+    context = {
+        "email_form": email_form,
+        "close_form": CloseAccountForm(user),
+        "bots": user.bots.count(),
+    }
+    return render(request, "accounts/account.html", context)
+
+
+@login_required
+@require_POST
+def close(request: HttpRequest) -> HttpResponse:
+    user = signed_in(request)
+    form = CloseAccountForm(user, request.POST)
+    if not form.is_valid():
+        context: dict[str, object] = {
+            "email_form": EmailChangeForm(user, initial={"email": user.email}),
+            "close_form": form,
+            "bots": user.bots.count(),
+        }
+        return render(request, "accounts/account.html", context, status=400)
+    close_account(user)
+    logout(request)
+    messages.success(request, "Your account is closed and your bots are deleted.")
+    return redirect("leaderboard")
+
+
+class PasswordResetView(auth_views.PasswordResetView):
+    """Django's password reset (one-time links by e-mail; nothing says whether an address
+    has an account), limited per client and hour so that it cannot bomb an inbox."""
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        if not spend(self.request, "password-reset", settings.PASSWORD_RESETS_PER_HOUR):
+            form.add_error(
+                None, "Too many reset requests from your address; please try again later."
+            )
+            return self.render_to_response(self.get_context_data(form=form), status=429)
+        # A mail server that is down is logged by Django's form and answered as a success:
+        # an error would tell that the address has an account.
+        return super().form_valid(form)

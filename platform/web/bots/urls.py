@@ -8,6 +8,7 @@ urlpatterns = [
     path("bots/new/", views.bot_create, name="bot-create"),
     path("bots/<int:bot_id>/upload/", views.bot_upload, name="bot-upload"),
     path("bots/<int:bot_id>/active/", views.bot_set_active, name="bot-set-active"),
+    path("bots/<int:bot_id>/delete/", views.bot_delete, name="bot-delete"),
     path(
         "bots/<int:bot_id>/versions/<int:number>/source/",
         views.version_source,

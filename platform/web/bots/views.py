@@ -12,6 +12,7 @@ from django.views.decorators.http import require_POST
 from web.users import signed_in
 
 from . import access
+from .deletion import delete_bot
 from .errors import UploadError
 from .forms import BotCreateForm, UploadForm
 from .models import Bot, BotVersion
@@ -73,6 +74,18 @@ def bot_set_active(request: HttpRequest, bot_id: int) -> HttpResponse:
     state = "active: it plays ranked games again" if bot.active else "inactive: it plays no games"
     messages.success(request, f"{bot} is now {state}.")
     return redirect(bot)
+
+
+@login_required
+def bot_delete(request: HttpRequest, bot_id: int) -> HttpResponse:
+    """Confirm (GET), then delete (POST) one of your bots."""
+    bot = access.owned_bot(request.user, bot_id)
+    if request.method == "POST":
+        name = str(bot)
+        delete_bot(bot)
+        messages.success(request, f"{name} is deleted, with its versions.")
+        return redirect("my-bots")
+    return render(request, "bots/delete.html", {"bot": bot})
 
 
 @login_required

@@ -36,7 +36,10 @@ function h(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs)) {
     if (value === false || value === null || value === undefined) continue;
-    node.setAttribute(key, value === true ? "" : String(value));
+    // Through the CSSOM, not a style attribute: the site's Content-Security-Policy refuses
+    // inline style attributes, not styles set by its own script.
+    if (key === "style") node.style.cssText = String(value);
+    else node.setAttribute(key, value === true ? "" : String(value));
   }
   for (const child of children.flat()) {
     if (child !== null && child !== undefined && child !== false) node.append(child);
