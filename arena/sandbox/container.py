@@ -284,6 +284,38 @@ def create_container(seat: Seat, name: str, bot_dir: str | None, argument: str) 
         raise SandboxRefused(str(error.explanation or error)) from error
 
 
+#: The name's end of a runner's private directory, which holds its bots' staged copies.
+PRIVATE_SUFFIX = "private"
+
+
+def private_directory(runner: labels.RunnerIdentity, staging_dir: str | None) -> str:
+    """The runner's own directory in ``staging_dir`` (0700). A staged copy must be readable
+    by the container's user, so it is 0444 in a 0555 directory; inside this one, no other
+    account of the arena host can reach it (the engine, root, mounts it all the same). The
+    reaper removes it with the rest once its runner is gone (its name is a staged name)."""
+    root = staging_dir or tempfile.gettempdir()
+    return os.path.join(root, staging_prefix(runner) + PRIVATE_SUFFIX)
+
+
+def _private_tempdir(seat: Seat) -> str:
+    parent = private_directory(seat.runner, seat.settings.staging_dir)
+    for _ in range(5):
+        os.makedirs(parent, mode=0o700, exist_ok=True)
+        os.chmod(parent, 0o700)  # makedirs' mode passes through the umask
+        try:
+            return tempfile.mkdtemp(prefix="bot-", dir=parent)
+        except FileNotFoundError:
+            continue  # another host of this runner removed it, empty, just now
+    raise OSError(f"cannot keep the staging directory {parent!r}")
+
+
+def _remove_private_if_empty(bot_dir: str) -> None:
+    """The runner's private directory goes with its last staged copy (a removal of a
+    directory in use fails: ENOTEMPTY)."""
+    with suppress(OSError):
+        os.rmdir(os.path.dirname(bot_dir))
+
+
 def stage_bot(source: str, seat: Seat) -> tuple[str, str]:
     """Copy the bot's file into a new private directory; (directory, path inside the
     container). The copy keeps the file's name (fault details name it), unless the name
@@ -292,7 +324,7 @@ def stage_bot(source: str, seat: Seat) -> tuple[str, str]:
     name = Path(source).name
     if not _SAFE_FILE.match(name):
         name = "bot.py"
-    directory = tempfile.mkdtemp(prefix=staging_prefix(seat.runner), dir=seat.settings.staging_dir)
+    directory = _private_tempdir(seat)
     try:
         if "," in directory:  # --mount's fields are comma-separated
             raise OSError(f"the staging directory {directory!r} holds a comma")
@@ -303,6 +335,7 @@ def stage_bot(source: str, seat: Seat) -> tuple[str, str]:
         os.chmod(directory, 0o555)  # readable by the container's user, writable by nobody
     except BaseException:
         remove_tree(directory)
+        _remove_private_if_empty(directory)
         raise
     return directory, f"{BOT_DIR}/{name}"
 
@@ -528,4 +561,5 @@ class ContainerHost(HostChannel):
             self._wake_read = self._wake_write = -1
         if self._bot_dir is not None:
             remove_tree(self._bot_dir)
+            _remove_private_if_empty(self._bot_dir)
             self._bot_dir = None

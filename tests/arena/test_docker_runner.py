@@ -267,7 +267,9 @@ def test_a_bots_file_is_staged_read_only_and_private(tmp_path: Path, staging: Pa
     runner = docker_runner(staging)
     with runner:
         runner.start([BotSpec.parse(str(source)), BotSpec.parse(OPPONENT)])
-        (folder,) = staging.iterdir()  # the built-in bot has nothing to mount
+        (private,) = staging.iterdir()  # the runner's own directory
+        assert stat.S_IMODE(private.stat().st_mode) == 0o700  # no other account gets in
+        (folder,) = private.iterdir()  # the built-in bot has nothing to mount
         assert stat.S_IMODE(folder.stat().st_mode) == 0o555
         assert [p.name for p in folder.iterdir()] == ["mine.py"]
         assert stat.S_IMODE((folder / "mine.py").stat().st_mode) == 0o444
