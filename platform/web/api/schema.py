@@ -1,4 +1,11 @@
-"""OpenAPI description of the token authentication (drf-spectacular extension)."""
+"""The OpenAPI schema beyond what drf-spectacular infers: the token authentication (an
+extension), and what the API answers when it refuses (a postprocessing hook). The hook:
+drf-spectacular documents successes only; every refusal has one ``Error`` shape,
+``{"detail": ..., "code": ...}`` (web/api/errors.py), and a request body that does not
+validate has field errors. Which statuses an operation can answer follows from what it
+takes: a token (401), path parameters (404), query parameters (400, 404) or a body (400),
+a change (403, 409), an upload (413), and every request may be throttled (429).
+tests/web/api/test_schema.py checks the real answers against it."""
 
 from __future__ import annotations
 
@@ -18,3 +25,91 @@ class ApiTokenScheme(OpenApiAuthenticationExtension):  # type: ignore[no-untyped
             "name": "Authorization",
             "description": "`Token <your token>`: create one on your account's token page.",
         }
+
+
+ERROR = {
+    "type": "object",
+    "description": "A refusal: a message to show and a machine-readable code.",
+    "properties": {
+        "detail": {"type": "string", "description": "what went wrong, for a person"},
+        "code": {"type": "string", "description": "what went wrong, for a program"},
+    },
+    "required": ["detail"],
+}
+FIELD_ERRORS = {
+    "type": "object",
+    "description": "A request body that does not validate: the problems of each field.",
+    "additionalProperties": {"type": "array", "items": {"type": "string"}},
+}
+_REASONS = {
+    400: "The request is malformed (a body that does not validate, a bad filter).",
+    401: "The token is missing, unknown or revoked.",
+    403: "Not yours to change, or not allowed with a token.",
+    404: "No such object.",
+    409: "In conflict with what exists (a name taken, a game that differs, a quota).",
+    413: "The body is larger than an upload may be.",
+    429: "Too many requests: throttled, or over a quota; try again later.",
+}
+_WRITES = {"post", "put", "patch", "delete"}
+
+
+def _error(status: int) -> dict[str, Any]:
+    schema: dict[str, Any] = {"$ref": "#/components/schemas/Error"}
+    if status == 400:
+        schema = {
+            "oneOf": [
+                {"$ref": "#/components/schemas/Error"},
+                {"$ref": "#/components/schemas/FieldErrors"},
+            ]
+        }
+    return {"description": _REASONS[status], "content": {"application/json": {"schema": schema}}}
+
+
+def statuses(method: str, operation: dict[str, Any]) -> set[int]:
+    """The refusals ``operation`` can answer."""
+    found = {401, 429}
+    places = {parameter.get("in") for parameter in operation.get("parameters", [])}
+    if "path" in places:
+        found.add(404)
+    if "query" in places:
+        found |= {400, 404}  # a bad filter; a page or a game that does not exist
+    if "requestBody" in operation:
+        found.add(400)
+    if method in _WRITES:
+        found |= {400, 403, 404, 409}
+    body = operation.get("requestBody", {}).get("content", {})
+    if "multipart/form-data" in body:
+        found.add(413)
+    return found
+
+
+def _null_as_a_type(node: object) -> None:
+    """OpenAPI 3.1 has no ``nullable``: what DRF's pagination and a few fields still say
+    with it becomes a ``null`` type (validators of 3.1 ignore ``nullable``)."""
+    if isinstance(node, dict):
+        if node.pop("nullable", False):
+            kind = node.get("type")
+            if isinstance(kind, str):
+                node["type"] = [kind, "null"]
+            elif "$ref" in node or "allOf" in node or "oneOf" in node:
+                node["oneOf"] = [{k: node.pop(k) for k in ("$ref", "allOf", "oneOf") if k in node}]
+                node["oneOf"].append({"type": "null"})
+        for value in node.values():
+            _null_as_a_type(value)
+    elif isinstance(node, list):
+        for value in node:
+            _null_as_a_type(value)
+
+
+def document_errors(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """drf-spectacular's postprocessing hook (SPECTACULAR_SETTINGS)."""
+    _null_as_a_type(result)
+    schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    schemas["Error"] = ERROR
+    schemas["FieldErrors"] = FIELD_ERRORS
+    for methods in result.get("paths", {}).values():
+        for method, operation in methods.items():
+            responses = operation.setdefault("responses", {})
+            for status in sorted(statuses(method, operation)):
+                responses.setdefault(str(status), _error(status))
+    return result

@@ -63,12 +63,16 @@ class VersionSerializer(serializers.ModelSerializer[BotVersion]):
     validation_match = serializers.IntegerField(
         source="validation_match_id", read_only=True, allow_null=True
     )
-    rejection_kind = serializers.CharField(read_only=True, required=False)
+    rejection_kind = serializers.CharField(
+        read_only=True, allow_null=True, help_text="null when withheld: owner and staff only"
+    )
     rejection_detail = serializers.CharField(
-        read_only=True, required=False, help_text="owner and staff only"
+        read_only=True, allow_null=True, help_text="null when withheld: owner and staff only"
     )
     stderr_tail = serializers.CharField(
-        read_only=True, required=False, help_text="the bot's own output: owner and staff only"
+        read_only=True,
+        allow_null=True,
+        help_text="the bot's own output; null when withheld: owner and staff only",
     )
 
     PRIVATE = ("rejection_kind", "rejection_detail", "stderr_tail")
@@ -95,7 +99,7 @@ class VersionSerializer(serializers.ModelSerializer[BotVersion]):
         request = self.context.get("request")
         if request is None or not sees_private(request.user, version.bot):
             for key in self.PRIVATE:
-                data.pop(key, None)
+                data[key] = None  # withheld, and said so: the key is always there
         return data
 
 
@@ -203,14 +207,25 @@ class MatchSerializer(serializers.ModelSerializer[Match]):
 
 
 class TokenSerializer(serializers.ModelSerializer[ApiToken]):
-    token = serializers.CharField(
-        read_only=True, help_text="the token itself: in the creation response only"
-    )
-
     class Meta:
         model = ApiToken
-        fields = ["id", "name", "shown", "created_at", "last_used_at", "revoked_at", "token"]
+        fields = ["id", "name", "shown", "created_at", "last_used_at", "revoked_at"]
         read_only_fields = ["shown", "created_at", "last_used_at", "revoked_at"]
+
+
+class NewTokenSerializer(TokenSerializer):
+    """A token as its creation answers it: with the token itself, shown this once."""
+
+    token = serializers.CharField(read_only=True, help_text="the token itself, shown this once")
+
+    class Meta(TokenSerializer.Meta):
+        fields = [*TokenSerializer.Meta.fields, "token"]
+
+
+class ChallengeCreatedSerializer(serializers.Serializer[dict[str, object]]):
+    id = serializers.IntegerField(help_text="the match's id")
+    status = serializers.CharField(help_text="queued, at first")
+    url = serializers.CharField(help_text="the match's page")
 
 
 class ChallengeRequest(serializers.Serializer[dict[str, object]]):

@@ -224,6 +224,7 @@ class TokenViewSet(
             return ApiToken.objects.none()
         return ApiToken.objects.filter(user=signed_in(self.request))
 
+    @extend_schema(responses={201: s.NewTokenSerializer})
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         if isinstance(request.auth, ApiToken):
             # A leaked token must not outlive its own revocation by minting others.
@@ -247,6 +248,7 @@ class ChallengeView(generics.GenericAPIView[Any]):
     permission_classes = [permissions.IsAuthenticated]
     serializer_class = s.ChallengeRequest
 
+    @extend_schema(responses={201: s.ChallengeCreatedSerializer})
     def post(self, request: Request) -> Response:
         data = s.ChallengeRequest(data=request.data)
         data.is_valid(raise_exception=True)
