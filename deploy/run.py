@@ -105,6 +105,7 @@ def main() -> int:
     env.setdefault("DJANGO_SETTINGS_MODULE", "web.settings")
     manage("migrate", "--noinput", "-v", "1", env=env)
     manage("bootstrap", env=env)
+    manage("build_sdk", env=env)  # the SDK the getting-started page offers
     prepare_sandbox(env)
     data_dir = Path(env.get("DATA_DIR") or REPO / ".data").resolve()
     arena_env = worker_environment(env)

@@ -230,6 +230,8 @@ STATIC_URL = "static/"
 # its one copy lives in the SDK, which ships it for the offline `cucumbers replay --html`.
 STATICFILES_DIRS = [PROJECT_DIR / "static", ("viewer", VIEWER_DIR)]
 STATIC_ROOT = DATA_DIR / "static"
+#: The SDK's wheel served at /sdk/ (manage.py build_sdk writes it).
+SDK_DIR = DATA_DIR / "sdk"
 MEDIA_ROOT = DATA_DIR / "media"
 
 # Bot sources and replays have storages of their own, never served as media: a source is

@@ -69,9 +69,9 @@ def tokens(request: HttpRequest) -> HttpResponse:
         form = TokenForm()
     rows = ApiToken.objects.filter(user=user)
     # Rendered, not redirected: the token is shown in this one response and never again.
-    return render(
-        request, "accounts/tokens.html", {"form": form, "tokens": rows, "new_token": new_token}
-    )
+    context = {"form": form, "tokens": rows, "new_token": new_token}
+    context["site"] = request.build_absolute_uri("/").rstrip("/")
+    return render(request, "accounts/tokens.html", context)
 
 
 @login_required

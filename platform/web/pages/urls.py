@@ -5,7 +5,13 @@ from django.urls import path
 from . import bot_page, views
 
 urlpatterns = [
-    path("", views.leaderboard, name="leaderboard"),
+    path("", views.home, name="home"),
+    path("leaderboard/", views.leaderboard, name="leaderboard"),
+    path("rules/", views.document, {"slug": "rules"}, name="rules"),
+    path("ratings/", views.document, {"slug": "ratings"}, name="ratings"),
+    path("docs/<slug:slug>/", views.document, name="doc"),
+    path("getting-started/", views.getting_started, name="getting-started"),
+    path("sdk/<str:filename>", views.sdk_wheel, name="sdk-wheel"),
     path("leaderboard/<str:game>/", views.leaderboard, name="leaderboard-game"),
     path("bots/<int:bot_id>/", bot_page.bot_detail, name="bot-detail"),
 ]

@@ -1,20 +1,32 @@
-"""The leaderboard of each game: rank, bot, owner, Elo, games, win rate, provisional marker.
+"""The landing page and the leaderboard of each game (rank, bot, owner, Elo, games, win
+rate, provisional marker), the documents (rules, ratings...), the getting-started page and
+the SDK's wheel.
 
-Paginated on the partial index ``bot_leaderboard`` (game, rating desc, id): a page costs a
-count and one index range, whatever the number of bots.
+Leaderboards are paginated on the partial index ``bot_leaderboard`` (game, rating desc, id):
+a page costs a count and one index range, whatever the number of bots.
 """
 
 from __future__ import annotations
 
 from django.conf import settings
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.views.decorators.cache import cache_control
 
 from web.bots.models import Bot, Game
 
+from . import documents, sdk
 
-def leaderboard(request: HttpRequest, game: str = Game.FIVE_CUCUMBERS) -> HttpResponse:
+
+def home(request: HttpRequest) -> HttpResponse:
+    """What this is and how to start, beside the first game's leaderboard."""
+    return leaderboard(request, Game.FIVE_CUCUMBERS, landing=True)
+
+
+def leaderboard(
+    request: HttpRequest, game: str = Game.FIVE_CUCUMBERS, *, landing: bool = False
+) -> HttpResponse:
     if game not in Game.values:
         raise Http404("no such game")
     bots = Bot.objects.on_leaderboard(game).select_related("owner")
@@ -30,5 +42,34 @@ def leaderboard(request: HttpRequest, game: str = Game.FIVE_CUCUMBERS) -> HttpRe
             "page": page,
             "rows": rows,
             "provisional_games": settings.PROVISIONAL_GAMES,
+            "landing": landing,
         },
     )
+
+
+def document(request: HttpRequest, slug: str) -> HttpResponse:
+    if slug not in documents.PUBLIC:
+        raise Http404("no such document")
+    return render(request, "pages/document.html", {"doc": documents.document(slug)})
+
+
+def getting_started(request: HttpRequest) -> HttpResponse:
+    """The commands a newcomer runs, written for this site (its address, its SDK)."""
+    wheel = sdk.current_wheel()
+    return render(
+        request,
+        "pages/getting_started.html",
+        {
+            "site": request.build_absolute_uri("/").rstrip("/"),
+            "wheel_url": request.build_absolute_uri(f"/sdk/{wheel.name}") if wheel else None,
+            "games": Game,
+        },
+    )
+
+
+@cache_control(public=True, max_age=3600)
+def sdk_wheel(request: HttpRequest, filename: str) -> FileResponse:
+    path = sdk.sdk_dir() / filename
+    if not sdk.WHEEL_NAME.match(filename) or not path.is_file():
+        raise Http404("no such file: the SDK's wheel is on the getting-started page")
+    return FileResponse(path.open("rb"), as_attachment=True, content_type="application/zip")

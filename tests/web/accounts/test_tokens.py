@@ -17,7 +17,7 @@ pytestmark = pytest.mark.django_db
 def test_a_new_token_is_shown_once_and_stored_as_its_digest(alice: Client, user: User) -> None:
     page = alice.post(reverse("tokens"), {"name": "laptop"}).content.decode()
     row = ApiToken.objects.get(user=user)
-    token = page.split('<p class="token">')[1].split("</p>")[0]
+    token = page.split('<p class="token" id="new-token">')[1].split("</p>")[0]
     assert token.startswith("cuc_") and len(token) > 40
     assert row.digest == hashlib.sha256(token.encode()).hexdigest()
     assert token not in {row.shown, row.digest, row.name}

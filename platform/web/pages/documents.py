@@ -1,0 +1,90 @@
+"""The project's own documents (``docs/*.md``), rendered for the site: the rules, the replay
+format, writing a bot and how ratings work have one source, for the repository and the site.
+
+Rendered once per process with markdown-it-py (CommonMark and tables, raw HTML off: the
+files are ours, but nothing in them should be able to become markup). A link to another
+public document goes to its page; a link to a file that is not on the site keeps its text
+and loses its target."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+from django.urls import reverse
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+from mdit_py_plugins.anchors import anchors_plugin
+
+#: The documents the site shows: slug -> file in docs/.
+PUBLIC = {
+    "rules": "rules.md",
+    "ratings": "ratings.md",
+    "writing-bots": "writing-bots.md",
+    "replay-format": "replay-format.md",
+}
+_SLUG_OF_FILE = {file: slug for slug, file in PUBLIC.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    slug: str
+    title: str
+    html: str
+
+
+def docs_dir() -> Path:
+    return Path(settings.REPO_DIR) / "docs"
+
+
+def page_url(slug: str) -> str:
+    """Where the site shows the document ``slug``."""
+    if slug in ("rules", "ratings"):
+        return reverse(slug)
+    return reverse("doc", args=[slug])
+
+
+def _relink(tokens: list[Token]) -> None:
+    for token in tokens:
+        if token.children:
+            _relink(token.children)
+        if token.type != "link_open":
+            continue
+        href = str(token.attrGet("href") or "")
+        if "://" in href or href.startswith(("#", "mailto:")):
+            continue
+        file, _, fragment = href.partition("#")
+        slug = _SLUG_OF_FILE.get(Path(file).name) if file.endswith(".md") else None
+        if slug is None:
+            token.attrs.pop("href", None)  # not on the site: the text stays
+            token.tag = "span"
+        else:
+            token.attrSet("href", page_url(slug) + (f"#{fragment}" if fragment else ""))
+
+
+def _pair_closing_tags(tokens: list[Token]) -> None:
+    """A link_close after a link_open turned into a span closes the span."""
+    for token in tokens:
+        if token.children:
+            opened: list[Token] = []
+            for child in token.children:
+                if child.type == "link_open":
+                    opened.append(child)
+                elif child.type == "link_close" and opened:
+                    child.tag = opened.pop().tag
+
+
+@functools.cache
+def document(slug: str) -> Document:
+    """The rendered document ``slug`` (KeyError when the site does not show it)."""
+    text = (docs_dir() / PUBLIC[slug]).read_text(encoding="utf-8")
+    parser = MarkdownIt("commonmark", {"html": False}).enable("table")
+    parser.use(anchors_plugin, max_level=3, permalink=False)
+    tokens = parser.parse(text)
+    _relink(tokens)
+    _pair_closing_tags(tokens)
+    title = next((t.content for i, t in enumerate(tokens) if i and tokens[i - 1].tag == "h1"), slug)
+    html = parser.renderer.render(tokens, parser.options, {})
+    return Document(slug, title, html)

@@ -1,0 +1,160 @@
+"""A newcomer's first hour, in a real browser and a real shell: sign up, follow the
+getting-started page's commands as the site prints them (the SDK installed from the site
+into a fresh virtual environment, ``cucumbers new``, then ``cucumbers upload`` pasted from
+the token page), and see the bot validated and rated, without reading the repository. And
+the pages a newcomer reads, on a desktop and a phone."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.core.management import call_command
+
+from tests.e2e.conftest import PHONE, screenshot
+from tests.web.factories import active_bot
+from web.bots.models import Bot, VersionStatus
+from web.matches.models import Match
+from web.pipeline.ladder import queue_ladder_matches
+from web.pipeline.lifecycle import RunResult
+from web.pipeline.running import run_match
+from web.sandbox import SandboxKind
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def site_sdk(tmp_path: Path) -> Path:
+    """The site's SDK wheel, built as at deploy time."""
+    before = settings.SDK_DIR
+    settings.SDK_DIR = tmp_path / "sdk"
+    call_command("build_sdk")
+    yield settings.SDK_DIR
+    settings.SDK_DIR = before
+
+
+def shell(command: str, cwd: Path, venv: Path) -> str:
+    """Run one printed command as the newcomer would, in their virtual environment."""
+    args = shlex.split(command)
+    if args[0] in ("pip", "cucumbers"):
+        args[0] = str(venv / "bin" / args[0])
+    done = subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, (command, done.stdout, done.stderr)
+    return done.stdout
+
+
+def test_a_newcomer_installs_writes_uploads_and_sees_the_bot_rated(
+    page: Any, live_server: Any, site_sdk: Path, tmp_path: Path
+) -> None:
+    base = live_server.url
+    page.goto(f"{base}/")
+    page.click("text=Sign up")
+    page.fill("#id_username", "newbie")
+    page.fill("#id_password1", "a-long-pass-phrase")
+    page.fill("#id_password2", "a-long-pass-phrase")
+    page.click("main form button")
+    page.wait_for_url(re.compile(r"/bots/new/$"))
+
+    page.goto(f"{base}/getting-started/")
+    install = page.locator('[data-command="install"]').inner_text().splitlines()
+    assert install[1].startswith(f"pip install {base}/sdk/cucumbers-")
+    new = page.locator('[data-command="new"]').inner_text()
+    assert new == "cucumbers new mybot"
+
+    home = tmp_path / "newbie"
+    home.mkdir()
+    venv = home / "cucumbers-env"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    shell(install[1], home, venv)
+    shell(new, home, venv)
+    assert (home / "mybot.py").is_file()
+
+    page.goto(f"{base}/accounts/tokens/")
+    page.fill("#id_name", "laptop")
+    page.click("main form button")
+    upload = page.locator("#upload-command").inner_text()
+    assert f"--server {base} " in upload
+    printed = shell(upload, home, venv)
+    assert "uploaded mybot.py as mybot v1" in printed
+
+    bot = Bot.objects.get(owner__username="newbie", name="mybot")
+    version = bot.versions.get()
+    assert version.validation_match is not None
+    # What the workers do, here in this process (the broker's path is test_celery_pipeline):
+    # the live server sent the job to the test's in-memory broker, where no worker listens,
+    # so the match is taken back as the reaper takes back a job lost with its broker.
+    Match.objects.filter(pk=version.validation_match.pk).update(sent_at=None)
+    played = run_match(version.validation_match.pk, SandboxKind.PROCESS)
+    assert played.result is RunResult.FINISHED
+    version.refresh_from_db()
+    assert version.status == VersionStatus.ACTIVE
+    for name in ("rival-1", "rival-2"):
+        active_bot(name=name)
+    for match in queue_ladder_matches("five-cucumbers", 3, send=False):
+        assert run_match(match.pk, SandboxKind.PROCESS).result is RunResult.FINISHED
+    bot.refresh_from_db()
+    assert bot.games > 0
+
+    page.goto(f"{base}/my/bots/")
+    page.click("text=mybot")
+    stats = page.locator("main").inner_text()
+    assert "Elo" in stats and f"{bot.rating:.0f}" in stats
+    screenshot(page, "newcomer-bot-rated-desktop")
+
+
+@pytest.mark.parametrize(
+    ("path", "name"),
+    [
+        ("/", "landing"),
+        ("/rules/", "rules"),
+        ("/getting-started/", "getting-started"),
+        ("/ratings/", "ratings"),
+    ],
+)
+def test_the_newcomers_pages_fit_a_desktop_and_a_phone(
+    browser: Any, live_server: Any, site_sdk: Path, path: str, name: str
+) -> None:
+    for label, viewport in (("desktop", {"width": 1200, "height": 950}), ("phone", PHONE)):
+        context = browser.new_context(viewport=viewport)
+        tab = context.new_page()
+        errors: list[str] = []
+        tab.on("console", lambda m, seen=errors: m.type == "error" and seen.append(m.text))
+        assert tab.goto(f"{live_server.url}{path}").status == 200
+        assert tab.locator("h1").first.is_visible()
+        # Nothing wider than the screen but what scrolls inside its own box (tables, code).
+        assert tab.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+        if name == "landing" and label == "phone":
+            # What this is and how to start: on the first screen of a phone.
+            steps = tab.locator(".landing .steps").bounding_box()
+            assert steps["y"] + steps["height"] <= PHONE["height"]
+        screenshot(tab, f"newcomer-{name}-{label}")
+        context.close()
+        assert not errors, errors
+
+
+def test_the_copy_button_copies_the_upload_command(browser: Any, live_server: Any) -> None:
+    from tests.web.factories import PASSWORD, UserFactory
+
+    UserFactory(username="copier")
+    context = browser.new_context()
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live_server.url)
+    tab = context.new_page()
+    tab.goto(f"{live_server.url}/accounts/login/")
+    tab.fill("#id_username", "copier")
+    tab.fill("#id_password", PASSWORD)
+    tab.click("main form button")
+    tab.wait_for_url(re.compile(r"^(?!.*/accounts/login/).*$"))
+    tab.goto(f"{live_server.url}/accounts/tokens/")
+    tab.fill("#id_name", "laptop")
+    tab.click("main form button")
+    tab.click("text=Copy the command")
+    tab.wait_for_function("() => document.querySelector('[data-copy]').textContent === 'Copied'")
+    copied = tab.evaluate("navigator.clipboard.readText()")
+    assert copied == tab.locator("#upload-command").inner_text()
+    context.close()
