@@ -28,6 +28,11 @@ PLAY_FUNCTION_BOT = b"""def play(view):
 """
 
 
+def variant(n: int, data: bytes = GOOD_BOT) -> bytes:
+    """Another file with the same bot: an identical re-upload is refused."""
+    return data + f"# variant {n}\n".encode()
+
+
 class UserFactory(factory.django.DjangoModelFactory[User]):
     class Meta:
         model = User

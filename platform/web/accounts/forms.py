@@ -6,8 +6,19 @@ from django import forms
 from django.contrib.auth.forms import UserCreationForm
 from django.contrib.auth.models import User
 
-from .models import ApiToken
-from .usernames import check_new_username, username_validator
+from .models import ApiToken, UsernameSkeleton
+from .usernames import is_reserved, skeleton, username_validator
+
+
+def check_new_username(username: str) -> None:
+    """Raise :class:`ValidationError` unless ``username`` is a name nobody has nor looks
+    like (its pattern is :data:`~web.accounts.usernames.username_validator`'s)."""
+    if is_reserved(username):
+        raise forms.ValidationError("This name is reserved.", code="reserved")
+    if UsernameSkeleton.objects.filter(skeleton=skeleton(username)).exists():
+        raise forms.ValidationError(
+            "This name is taken, or looks too much like a name that is.", code="lookalike"
+        )
 
 
 class SignUpForm(UserCreationForm):  # type: ignore[type-arg]  # not generic at run time

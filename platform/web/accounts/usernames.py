@@ -9,7 +9,6 @@ are reserved."""
 
 from __future__ import annotations
 
-from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 
 from web.bots.house import HOUSE_USERNAME
@@ -61,15 +60,6 @@ def skeleton(username: str) -> str:
 _RESERVED_SKELETONS = frozenset(skeleton(name) for name in RESERVED)
 
 
-def check_new_username(username: str) -> None:
-    """Raise :class:`ValidationError` unless ``username`` is a name nobody has nor looks
-    like (the pattern is checked by :data:`username_validator`)."""
-    from .models import UsernameSkeleton  # the models import this module
-
-    shape = skeleton(username)
-    if shape in _RESERVED_SKELETONS:
-        raise ValidationError("This name is reserved.", code="reserved")
-    if UsernameSkeleton.objects.filter(skeleton=shape).exists():
-        raise ValidationError(
-            "This name is taken, or looks too much like a name that is.", code="lookalike"
-        )
+def is_reserved(username: str) -> bool:
+    """Whether ``username`` is, or looks like, a name that speaks for the site."""
+    return skeleton(username) in _RESERVED_SKELETONS

@@ -25,6 +25,7 @@ class UploadProblem(StrEnum):
     FOREIGN_BOT = "foreign_bot"
     TOO_MANY_UPLOADS = "too_many_uploads"
     TOO_MANY_BOTS = "too_many_bots"
+    DUPLICATE_VERSION = "duplicate_version"
 
 
 #: The HTTP status each problem is answered with (400 unless listed).
@@ -36,6 +37,7 @@ HTTP_STATUS: Mapping[str, HTTPStatus] = {
     UploadProblem.FOREIGN_BOT: HTTPStatus.FORBIDDEN,
     UploadProblem.TOO_MANY_UPLOADS: HTTPStatus.TOO_MANY_REQUESTS,
     UploadProblem.TOO_MANY_BOTS: HTTPStatus.CONFLICT,
+    UploadProblem.DUPLICATE_VERSION: HTTPStatus.CONFLICT,
 }
 
 

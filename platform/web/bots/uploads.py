@@ -22,7 +22,14 @@ from django.utils import timezone
 from web.pipeline.validation import queue_validation
 
 from .errors import UploadError, UploadProblem
-from .models import Bot, BotVersion, Game, bot_name_validator, bot_source_storage
+from .models import (
+    Bot,
+    BotVersion,
+    Game,
+    VersionStatus,
+    bot_name_validator,
+    bot_source_storage,
+)
 from .source_check import CheckedSource, check_source
 
 THROTTLE_WINDOW = timedelta(hours=1)
@@ -115,6 +122,23 @@ def _create_bot(owner: User, name: str, game: str) -> Bot:
         ) from None
 
 
+def check_not_a_copy(bot: Bot, checked: CheckedSource) -> None:
+    """Refuse a file that is already a version of ``bot`` (a rejected one may be tried
+    again: its fault may have been a timeout on a busy day)."""
+    same = (
+        bot.versions.filter(sha256=checked.sha256)
+        .exclude(status=VersionStatus.REJECTED)
+        .order_by("-number")
+        .first()
+    )
+    if same is not None:
+        raise UploadError(
+            UploadProblem.DUPLICATE_VERSION,
+            f"this file is already v{same.number} of {bot.name} ({same.get_status_display()}):"
+            f" nothing new to upload; see {bot.get_absolute_url()}",
+        )
+
+
 def _store_version(bot: Bot, checked: CheckedSource) -> BotVersion:
     """Inside a transaction: the next version of ``bot`` with its source stored."""
     Bot.objects.select_for_update().filter(pk=bot.pk).first()  # numbers are given in turn
@@ -169,6 +193,7 @@ def upload_version(
             if bot is None:
                 assert new_bot_name is not None and game is not None  # both checked above
                 bot = _create_bot(owner, new_bot_name, game)
+            check_not_a_copy(bot, checked)
             version = _store_version(bot, checked)
             stored.append(cast(str, version.source.name))  # just saved: it has a name
             # Its match is sent after the commit, and a broker that is down then leaves it

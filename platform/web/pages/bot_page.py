@@ -3,12 +3,16 @@ the apps it draws from (bots and matches), so that neither app imports the other
 
 from __future__ import annotations
 
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
 
 from web.bots import access
 from web.matches.models import MatchKind, Participant
 
+from . import versions
 from .chart_svg import page_charts
 from .charts import bot_stats
 
@@ -21,16 +25,35 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
     recent = Participant.objects.filter(bot=bot).select_related("match", "version")
     if not private:  # validation matches are the owner's feedback (see matches.access)
         recent = recent.exclude(match__kind=MatchKind.VALIDATION)
+    figures = versions.figures(bot)
     return render(
         request,
         "bots/detail.html",
         {
             "bot": bot,
             "rank": bot.rank(),
-            "versions": bot.versions.all(),
+            "versions": [
+                (version, figures.get(version.pk, versions.VersionFigures()))
+                for version in bot.versions.all()
+            ],
+            "passed": versions.PASSED,
             "private": private,
             "owner": access.is_owner(request.user, bot),
             "recent": recent.order_by("-match_id")[:RECENT_MATCHES],
             "charts": page_charts(bot_stats(bot)),
         },
     )
+
+
+@login_required
+@require_POST
+def activate_version(request: HttpRequest, bot_id: int, number: int) -> HttpResponse:
+    """The owner makes one of the bot's passed versions the one that plays."""
+    bot = access.owned_bot(request.user, bot_id)
+    try:
+        version = versions.activate(bot, number)
+    except versions.NotPlayable as refusal:
+        messages.error(request, str(refusal))
+    else:
+        messages.success(request, f"{version} plays from now on.")
+    return redirect(bot)

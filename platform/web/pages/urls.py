@@ -14,4 +14,9 @@ urlpatterns = [
     path("sdk/<str:filename>", views.sdk_wheel, name="sdk-wheel"),
     path("leaderboard/<str:game>/", views.leaderboard, name="leaderboard-game"),
     path("bots/<int:bot_id>/", bot_page.bot_detail, name="bot-detail"),
+    path(
+        "bots/<int:bot_id>/versions/<int:number>/activate/",
+        bot_page.activate_version,
+        name="version-activate",
+    ),
 ]

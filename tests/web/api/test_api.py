@@ -19,6 +19,7 @@ from tests.web.factories import (
     MatchGameFactory,
     ParticipantFactory,
     active_bot,
+    variant,
 )
 from web.accounts.models import ApiToken
 from web.bots.models import Bot, BotVersion, VersionStatus
@@ -183,7 +184,7 @@ def test_upload_by_name_creates_the_bot_when_given_its_game(api: Client, user: U
     response = api.post("/api/uploads/", {"bot": "newbie", "game": "concombre", "file": py()})
     assert response.status_code == 201
     assert response.json()["bot"]["game"] == "concombre"
-    again = api.post("/api/uploads/", {"bot": "NEWBIE", "file": py()})
+    again = api.post("/api/uploads/", {"bot": "NEWBIE", "file": py(variant(1))})
     assert again.status_code == 201 and again.json()["version"]["number"] == 2
 
 

@@ -20,7 +20,7 @@ from openapi_core.contrib.django import DjangoOpenAPIRequest, DjangoOpenAPIRespo
 from tests.e2e.replays import five_cucumbers_game
 from tests.e2e.test_viewer import as_outcome
 from tests.web.conftest import logged_in
-from tests.web.factories import GOOD_BOT, active_bot
+from tests.web.factories import GOOD_BOT, active_bot, variant
 from tests.web.recorded import Entrant, record_series
 from web.accounts.models import ApiToken
 from web.matches.models import Match, MatchKind
@@ -109,7 +109,9 @@ def test_an_owners_writes_answer_as_the_schema_says(openapi: OpenAPI, user: User
     bot_id = bot.json()["id"]
     uploaded = checked(openapi, api.post(f"/api/bots/{bot_id}/versions/", {"file": py()}))
     assert uploaded.status_code == 201
-    named = checked(openapi, api.post("/api/uploads/", {"bot": "fresh", "file": py()}))
+    named = checked(
+        openapi, api.post("/api/uploads/", {"bot": "fresh", "file": py(data=variant(1))})
+    )
     assert named.status_code == 201
     patched = checked(
         openapi, api.patch(f"/api/bots/{bot_id}/", {"active": False}, "application/json")

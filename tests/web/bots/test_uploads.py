@@ -12,7 +12,7 @@ from django.core.files.storage import storages
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
-from tests.web.factories import GOOD_BOT, BotFactory, VersionFactory
+from tests.web.factories import GOOD_BOT, BotFactory, VersionFactory, variant
 from web.bots.errors import UploadError, UploadProblem
 from web.bots.models import Bot, BotVersion, Game, ImmutableVersionError, VersionStatus
 from web.bots.uploads import read_upload, upload_version
@@ -47,7 +47,7 @@ def test_a_new_bot_gets_version_1_stored_with_its_digest(user: User) -> None:
 
 def test_versions_are_numbered_in_turn(user: User) -> None:
     bot = BotFactory(owner=user)
-    numbers = [upload_version(user, "b.py", GOOD_BOT, bot=bot).number for _ in range(3)]
+    numbers = [upload_version(user, "b.py", variant(n), bot=bot).number for n in range(3)]
     assert numbers == [1, 2, 3]
 
 
@@ -147,10 +147,10 @@ def test_another_users_bot_is_never_written_to(user: User, other_user: User) -> 
 def test_too_many_uploads_in_an_hour_are_refused(user: User, settings: object) -> None:
     settings.UPLOADS_PER_HOUR = 2  # type: ignore[attr-defined]
     bot = BotFactory(owner=user)
-    upload_version(user, "b.py", GOOD_BOT, bot=bot)
-    upload_version(user, "b.py", GOOD_BOT, bot=bot)
+    upload_version(user, "b.py", variant(1), bot=bot)
+    upload_version(user, "b.py", variant(2), bot=bot)
     with pytest.raises(UploadError) as caught:
-        upload_version(user, "b.py", GOOD_BOT, bot=bot)
+        upload_version(user, "b.py", variant(3), bot=bot)
     assert caught.value.problem is UploadProblem.TOO_MANY_UPLOADS
     assert caught.value.http_status == 429
     assert bot.versions.count() == 2

@@ -12,7 +12,7 @@ from django.contrib.auth.models import User
 from django.utils import timezone
 
 import web.sandbox
-from tests.web.factories import GOOD_BOT
+from tests.web.factories import GOOD_BOT, variant
 from tests.web.matches.arena_helpers import started_attempt
 from web.bots.models import Bot, BotVersion, RejectionKind, VersionStatus
 from web.bots.uploads import upload_version
@@ -127,7 +127,7 @@ def test_the_previous_version_keeps_playing_until_a_new_one_passes(user: User) -
     validate_version(broken.pk, PROCESS)
     bot.refresh_from_db()
     assert bot.active_version == first  # after v2 failed
-    fixed = upload(user, GOOD_BOT, bot=bot)
+    fixed = upload(user, variant(1), bot=bot)
     validate_version(fixed.pk, PROCESS)
     bot.refresh_from_db()
     first.refresh_from_db()
@@ -138,7 +138,7 @@ def test_the_previous_version_keeps_playing_until_a_new_one_passes(user: User) -
 
 def test_an_older_version_passing_late_does_not_replace_a_newer_one(user: User) -> None:
     older = upload(user)
-    newer = upload(user, bot=older.bot)
+    newer = upload(user, variant(1), bot=older.bot)
     validate_version(newer.pk, PROCESS)
     validate_version(older.pk, PROCESS)
     older.refresh_from_db()

@@ -9,7 +9,7 @@ from django.test import Client
 from django.urls import reverse
 
 from tests.web.conftest import logged_in
-from tests.web.factories import GOOD_BOT, BotFactory, VersionFactory, active_bot
+from tests.web.factories import GOOD_BOT, BotFactory, VersionFactory, active_bot, variant
 from web.bots.models import Bot, BotVersion, VersionStatus
 
 pytestmark = pytest.mark.django_db
@@ -61,7 +61,7 @@ def test_the_create_form_refuses_a_duplicate_name(alice: Client, user: User) -> 
 
 def test_the_upload_form_adds_a_version(alice: Client, user: User) -> None:
     bot = active_bot(owner=user)
-    response = alice.post(reverse("bot-upload", args=[bot.pk]), {"file": py()})
+    response = alice.post(reverse("bot-upload", args=[bot.pk]), {"file": py(variant(1))})
     assert response.status_code == 302
     assert list(bot.versions.values_list("number", "status")) == [(2, "queued"), (1, "active")]
 
