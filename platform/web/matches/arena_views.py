@@ -12,10 +12,11 @@ from django.shortcuts import redirect, render
 
 from web.bots.access import owned_bot
 from web.bots.models import Bot
-from web.pipeline.status import pipeline_status
+from web.pipeline.status import arena_figures, pipeline_status
 from web.users import signed_in
 
 from .challenges import ChallengeError, create_challenge
+from .models import MatchKind
 
 
 class ChallengeForm(forms.Form):
@@ -51,6 +52,11 @@ def challenge(request: HttpRequest, bot_id: int) -> HttpResponse:
             )
         return redirect(match)
     return render(request, "matches/challenge.html", {"bot": bot, "form": form})
+
+
+def arena(request: HttpRequest) -> HttpResponse:
+    """The public arena page: how busy it is and how long an upload waits."""
+    return render(request, "matches/arena.html", {"figures": arena_figures(), "kinds": MatchKind})
 
 
 @staff_member_required

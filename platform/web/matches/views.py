@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.core.paginator import Paginator
+from django.db.models import Prefetch
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from cucumbers.replay import dumps_replay, gzip_bytes
-from web.bots.models import Game
+from web.bots.models import Bot, Game
+from web.pipeline.status import place_in_queue
 
 from .access import visible_matches
-from .models import MatchGame, MatchStatus
+from .models import MatchGame, MatchStatus, Participant
 from .privacy import faults_seen, outputs_seen, replay_seen, sight
 from .replays import read_replay_bytes
 
@@ -24,15 +28,23 @@ def match_list(request: HttpRequest) -> HttpResponse:
         .order_by("-finished_at", "-id")
     )
     game = request.GET.get("game")
+    extra: dict[str, str] = {}
     if game in Game.values:
         matches = matches.filter(game=game)
-    page = Paginator(matches.prefetch_related("participants"), PAGE_SIZE).get_page(
-        request.GET.get("page")
-    )
-    extra = f"game={game}" if game in Game.values else ""
-    return render(
-        request, "matches/list.html", {"page": page, "game": game, "games": Game, "extra": extra}
-    )
+        extra["game"] = str(game)
+    bot = None
+    bot_id = request.GET.get("bot", "")
+    if bot_id.isdigit() and int(bot_id) < 2**63:  # beyond a bigint: no such bot
+        bot = Bot.objects.filter(pk=int(bot_id)).first()
+    if bot is not None:
+        matches = matches.filter(participants__bot=bot)
+        extra["bot"] = str(bot.pk)
+    seats = Participant.objects.select_related("bot")
+    page = Paginator(
+        matches.prefetch_related(Prefetch("participants", queryset=seats)), PAGE_SIZE
+    ).get_page(request.GET.get("page"))
+    context = {"page": page, "game": game, "games": Game, "bot": bot}
+    return render(request, "matches/list.html", context | {"extra": urlencode(extra)})
 
 
 def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
@@ -52,11 +64,9 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
         )
         for game in match.games.all()
     ]
-    return render(
-        request,
-        "matches/detail.html",
-        {"match": match, "participants": participants, "games": games, "names": names},
-    )
+    context = {"match": match, "participants": participants, "games": games, "names": names}
+    context["ahead"] = place_in_queue(match) if match.status == MatchStatus.QUEUED else None
+    return render(request, "matches/detail.html", context)
 
 
 def replay_download(request: HttpRequest, match_id: int, number: int) -> HttpResponse:

@@ -19,6 +19,16 @@ from .charts import bot_stats
 RECENT_MATCHES = 20
 
 
+def with_opponents(seats: list[Participant]) -> list[tuple[Participant, list[Participant]]]:
+    """Each of the bot's seats with the other seats of its match (one query for all)."""
+    others: dict[int, list[Participant]] = {}
+    for other in Participant.objects.filter(match_id__in=[s.match_id for s in seats]).order_by(
+        "index"
+    ):
+        others.setdefault(other.match_id, []).append(other)
+    return [(seat, [o for o in others.get(seat.match_id, []) if o.pk != seat.pk]) for seat in seats]
+
+
 def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
     bot = access.public_bot(bot_id)
     private = access.sees_private(request.user, bot)
@@ -39,7 +49,7 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
             "passed": versions.PASSED,
             "private": private,
             "owner": access.is_owner(request.user, bot),
-            "recent": recent.order_by("-match_id")[:RECENT_MATCHES],
+            "recent": with_opponents(list(recent.order_by("-match_id")[:RECENT_MATCHES])),
             "charts": page_charts(bot_stats(bot)),
         },
     )

@@ -1,15 +1,22 @@
-"""The figures of the staff status page: queue depth, running matches, throughput over the
-last hour and recent failures."""
+"""The figures of the arena's pages: the public arena page (queued and running matches by
+kind, the last hour's throughput, how long an upload waits for its verdict and its first
+rated game), a queued match's place in its queue, and the staff status page (the same,
+with running matches and recent failures)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
+from statistics import median
 
-from django.db.models import Count, Sum
+from django.db.models import Count, Min, Sum
 from django.utils import timezone
 
-from web.matches.models import Match, MatchStatus
+from web.bots.models import BotVersion
+from web.matches.models import Match, MatchKind, MatchStatus, RatingChange
+
+from .dispatch import queue_for
 
 RECENT_FAILURES = 20
 
@@ -47,4 +54,65 @@ def pipeline_status() -> PipelineStatus:
                 :RECENT_FAILURES
             ]
         ),
+    )
+
+
+def place_in_queue(match: Match) -> int:
+    """How many queued matches of the same queue are ahead of ``match`` (the arena takes a
+    queue oldest first: validations and challenges share one, ladder matches the other)."""
+    same_queue = [kind for kind in MatchKind.values if queue_for(kind) == queue_for(match.kind)]
+    ahead = Match.objects.filter(status=MatchStatus.QUEUED, kind__in=same_queue, pk__lt=match.pk)
+    return ahead.count()
+
+
+#: How far back the public page's waiting times look.
+WAIT_WINDOW = timedelta(days=7)
+
+
+@dataclass(frozen=True, slots=True)
+class ArenaFigures:
+    """What anyone may know of the arena's load (no match of anyone's in particular)."""
+
+    queued: dict[str, int]
+    running: dict[str, int]
+    finished_last_hour: int
+    games_last_hour: int
+    verdict_seconds: float | None  # median, upload to validation verdict
+    first_rated_seconds: float | None  # median, upload to the version's first rated game
+    uploads_measured: int
+
+
+def _median_seconds(pairs: Sequence[tuple[datetime | None, datetime | None]]) -> float | None:
+    spans = [(end - start).total_seconds() for start, end in pairs if start and end]
+    return median(spans) if spans else None
+
+
+def arena_figures() -> ArenaFigures:
+    now = timezone.now()
+    hour_ago, since = now - timedelta(hours=1), now - WAIT_WINDOW
+
+    def by_kind(status: str) -> dict[str, int]:
+        rows = Match.objects.filter(status=status).values_list("kind").annotate(n=Count("id"))
+        return dict(rows.values_list("kind", "n"))
+
+    totals = Match.objects.filter(status=MatchStatus.FINISHED, finished_at__gte=hour_ago).aggregate(
+        matches=Count("id"), games=Sum("games_planned")
+    )
+    verdicts = list(
+        BotVersion.objects.filter(validated_at__gte=since).values_list("created_at", "validated_at")
+    )
+    first_rated = list(
+        RatingChange.objects.filter(version__created_at__gte=since)
+        .values("version_id")
+        .annotate(uploaded=Min("version__created_at"), first=Min("created_at"))
+        .values_list("uploaded", "first")
+    )
+    return ArenaFigures(
+        queued=by_kind(MatchStatus.QUEUED),
+        running=by_kind(MatchStatus.RUNNING),
+        finished_last_hour=totals["matches"] or 0,
+        games_last_hour=totals["games"] or 0,
+        verdict_seconds=_median_seconds(verdicts),
+        first_rated_seconds=_median_seconds(first_rated),
+        uploads_measured=len(verdicts),
     )

@@ -1,0 +1,24 @@
+// A queued or running match's page: asks the API for the match's status every few seconds
+// and reloads the page when it changes (started, finished, failed), so that whoever waits
+// sees the result without pressing F5. Stops after an hour, or when the page is hidden.
+(function () {
+  const live = document.querySelector("[data-live-match]");
+  if (!live) return;
+  const url = live.dataset.liveMatch;
+  const shown = live.dataset.status;
+  const deadline = Date.now() + 3600 * 1000;
+  async function poll() {
+    if (Date.now() > deadline) return;
+    if (!document.hidden) {
+      try {
+        const response = await fetch(url, {credentials: "same-origin", headers: {Accept: "application/json"}});
+        if (response.ok) {
+          const body = await response.json();
+          if (body.status !== shown) { location.reload(); return; }
+        }
+      } catch (e) { /* the next poll tries again */ }
+    }
+    setTimeout(poll, 4000);
+  }
+  setTimeout(poll, 4000);
+})();
