@@ -321,6 +321,8 @@ MATCH_MAX_ATTEMPTS = envint("MATCH_MAX_ATTEMPTS", 5, minimum=1)
 MATCH_RETRY_SECONDS = envint("MATCH_RETRY_SECONDS", 10, minimum=0)
 MATCH_REAPER_SECONDS = envint("MATCH_REAPER_SECONDS", 60, minimum=1)
 CHALLENGES_PER_HOUR = envint("CHALLENGES_PER_HOUR", 10, minimum=1)
+#: The most games a challenge may ask for (the default is MATCH_GAMES).
+CHALLENGE_MAX_GAMES = envint("CHALLENGE_MAX_GAMES", 20, minimum=1)
 
 # --- Celery -------------------------------------------------------------------------------
 # The broker between the platform and the arena workers (arena/broker.py reads the same

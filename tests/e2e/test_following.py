@@ -68,3 +68,35 @@ def test_the_arena_page_reads_on_a_desktop_and_a_phone(page: Any, live_server: A
     page.set_viewport_size(PHONE)
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     screenshot(page, "arena-phone")
+
+
+def test_a_challenge_on_a_phone_searches_picks_and_follows_the_match(
+    browser: Any, live_server: Any
+) -> None:
+    mine = active_bot(name="mine")
+    theirs = active_bot(name="theirs")
+    active_bot(name="faraway")
+    context = browser.new_context(viewport=PHONE)
+    tab = context.new_page()
+    tab.goto(f"{live_server.url}/accounts/login/")
+    tab.fill("#id_username", mine.owner.username)
+    tab.fill("#id_password", PASSWORD)
+    tab.click("main form button")
+    tab.wait_for_url(re.compile(r"^(?!.*/accounts/login/).*$"))
+    tab.goto(f"{live_server.url}/bots/{mine.pk}/")
+    tab.click("text=Challenge")
+    tab.fill("#challenge-search", "thei")
+    tab.click("form.search button")
+    options = tab.locator("label.choice")
+    assert options.count() == 1 and "theirs" in options.inner_text()
+    assert tab.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    options.locator("input").check()
+    tab.fill("#id_games", "4")
+    screenshot(tab, "challenge-phone")
+    tab.click("text=Queue the challenge")
+    tab.wait_for_url(re.compile(r"/matches/\d+/$"))
+    assert "next in its queue" in tab.locator(".live").inner_text()
+    match = Match.objects.get(kind=MatchKind.CHALLENGE)
+    assert match.games_planned == 4
+    assert list(match.participants.values_list("bot_id", flat=True)) == [mine.pk, theirs.pk]
+    context.close()

@@ -231,3 +231,6 @@ class ChallengeCreatedSerializer(serializers.Serializer[dict[str, object]]):
 class ChallengeRequest(serializers.Serializer[dict[str, object]]):
     bot = serializers.IntegerField(help_text="your bot's id")
     opponents = serializers.ListField(child=serializers.IntegerField(), min_length=1)
+    games = serializers.IntegerField(
+        required=False, min_value=1, help_text="games to play (default: the ladder's number)"
+    )

@@ -254,7 +254,10 @@ class ChallengeView(generics.GenericAPIView[Any]):
         data.is_valid(raise_exception=True)
         try:
             match = create_challenge(
-                signed_in(request), data.validated_data["bot"], data.validated_data["opponents"]
+                signed_in(request),
+                data.validated_data["bot"],
+                data.validated_data["opponents"],
+                data.validated_data.get("games"),
             )
         except ChallengeError as error:
             raise Refused(error) from None

@@ -30,6 +30,7 @@ class ChallengeProblem(StrEnum):
     DUPLICATE_BOT = "duplicate_bot"
     TABLE_SIZE = "table_size"
     TOO_MANY_CHALLENGES = "too_many_challenges"
+    BAD_GAMES = "bad_games"
 
 
 HTTP_STATUS: Mapping[str, HTTPStatus] = {
@@ -51,8 +52,16 @@ def challenges_last_hour(user: User) -> int:
     return Match.objects.filter(requested_by=user, created_at__gte=since).count()
 
 
-def create_challenge(user: User, bot_id: int, opponent_ids: Sequence[int]) -> Match:
-    """A queued, unrated challenge match: the user's bot first, then the opponents."""
+def create_challenge(
+    user: User, bot_id: int, opponent_ids: Sequence[int], games: int | None = None
+) -> Match:
+    """A queued, unrated challenge match of ``games`` games (default ``MATCH_GAMES``): the
+    user's bot first, then the opponents."""
+    largest = settings.CHALLENGE_MAX_GAMES
+    if games is not None and not 1 <= games <= largest:
+        raise ChallengeError(
+            ChallengeProblem.BAD_GAMES, f"A challenge plays 1 to {largest} games, not {games}."
+        )
     ids = [bot_id, *opponent_ids]
     if len(set(ids)) != len(ids):
         raise ChallengeError(ChallengeProblem.DUPLICATE_BOT, "Each bot may play only once.")
@@ -91,4 +100,6 @@ def create_challenge(user: User, bot_id: int, opponent_ids: Sequence[int]) -> Ma
                 ChallengeProblem.TOO_MANY_CHALLENGES,
                 f"You can ask for {quota} challenges per hour; try again later.",
             )
-        return create_match(mine.game, MatchKind.CHALLENGE, bots, rated=False, requested_by=user)
+        return create_match(
+            mine.game, MatchKind.CHALLENGE, bots, rated=False, requested_by=user, games=games
+        )

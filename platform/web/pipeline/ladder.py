@@ -60,17 +60,19 @@ def create_match(
     requested_by: User | None = None,
     rng: random.Random | None = None,
     send: bool = True,
+    games: int | None = None,
 ) -> Match:
-    """A queued match of ``bots`` (their active versions), sent to the arena once the
-    caller's transaction commits; with ``send=False`` it waits to be played in the
-    foreground (``run_match``: the ``ladder`` command, the benchmark)."""
+    """A queued match of ``bots`` (their active versions) of ``games`` games (default
+    ``MATCH_GAMES``), sent to the arena once the caller's transaction commits; with
+    ``send=False`` it waits to be played in the foreground (``run_match``: the ``ladder``
+    command, the benchmark)."""
     seed = (rng or random.SystemRandom()).getrandbits(SEED_BITS)
     match = Match.objects.create(
         game=game,
         kind=kind,
         rated=rated,
         seed=seed,
-        games_planned=settings.MATCH_GAMES,
+        games_planned=games or settings.MATCH_GAMES,
         requested_by=requested_by,
     )
     Participant.objects.bulk_create(

@@ -69,10 +69,14 @@ def test_a_user_challenges_through_the_form_and_the_result_shows_on_both_bots(
     user: User, other_user: User, alice: Client
 ) -> None:
     mine, theirs, _ = challenge_setup(user, other_user)
-    response = alice.post(reverse("bot-challenge", args=[mine.pk]), {"opponents": [theirs.pk]})
+    response = alice.post(
+        reverse("bot-challenge", args=[mine.pk]),
+        {"bot": mine.pk, "opponents": [theirs.pk], "games": 3},
+    )
     assert response.status_code == 302
     match = Match.objects.get(kind=MatchKind.CHALLENGE)
     assert (match.rated, match.requested_by, match.status) == (False, user, MatchStatus.QUEUED)
+    assert match.games_planned == 3
     assert response["Location"] == match.get_absolute_url()
     from web.pipeline.running import run_match
     from web.sandbox import SandboxKind
@@ -81,13 +85,16 @@ def test_a_user_challenges_through_the_form_and_the_result_shows_on_both_bots(
     assert not RatingChange.objects.exists()
     for bot in (mine, theirs):
         page = Client().get(bot.get_absolute_url())
-        assert match in [p.match for p in page.context["recent"]]
+        assert match in [p.match for p, _ in page.context["recent"]]
 
 
 def test_only_the_owner_challenges_with_a_bot(user: User, other_user: User, alice: Client) -> None:
     mine, theirs, third = challenge_setup(user, other_user)
-    response = alice.post(reverse("bot-challenge", args=[theirs.pk]), {"opponents": [third.pk]})
-    assert response.status_code == 403
+    response = alice.post(
+        reverse("bot-challenge", args=[theirs.pk]),
+        {"bot": theirs.pk, "opponents": [third.pk], "games": 3},
+    )
+    assert response.status_code == 400 and "Select a valid choice" in response.content.decode()
     api = alice.post(
         "/api/challenges/",
         {"bot": theirs.pk, "opponents": [mine.pk]},
@@ -162,3 +169,42 @@ def test_the_ladder_command_plays_matches_in_the_foreground(settings: object) ->
     assert "[3/3]" in text and "3 matches in" in text and "3 finished" in text
     assert Match.objects.filter(status=MatchStatus.FINISHED).count() == 3
     assert any(Bot.objects.get(pk=b.pk).rating != 1500 for b in bots)
+
+
+def test_a_visitor_challenges_someone_elses_bot_with_their_own_from_its_page(
+    user: User, other_user: User, alice: Client
+) -> None:
+    mine, theirs, third = challenge_setup(user, other_user)
+    page = Client().get(theirs.get_absolute_url()).content.decode()
+    assert "Challenge this bot with yours" not in page  # signed out
+    page = alice.get(theirs.get_absolute_url()).content.decode()
+    assert "Challenge this bot with yours" in page
+    form = alice.get(reverse("bot-challenge", args=[theirs.pk]) + "?q=thi").content.decode()
+    assert "third" in form and 'name="opponents"' in form and "Against" in form
+    response = alice.post(
+        reverse("bot-challenge", args=[theirs.pk]),
+        {"bot": mine.pk, "opponents": [third.pk], "games": 7},
+    )
+    assert response.status_code == 302
+    match = Match.objects.get(kind=MatchKind.CHALLENGE)
+    seats = list(match.participants.order_by("index").values_list("bot_id", flat=True))
+    assert seats == [mine.pk, theirs.pk, third.pk] and match.games_planned == 7
+
+
+def test_a_challenge_refuses_a_number_of_games_out_of_range(
+    user: User, other_user: User, alice: Client, settings: object
+) -> None:
+    mine, theirs, _ = challenge_setup(user, other_user)
+    settings.CHALLENGE_MAX_GAMES = 9  # type: ignore[attr-defined]
+    page = alice.post(
+        reverse("bot-challenge", args=[mine.pk]),
+        {"bot": mine.pk, "opponents": [theirs.pk], "games": 10},
+    )
+    assert page.status_code == 400 and "less than or equal to 9" in page.content.decode()
+    api = alice.post(
+        "/api/challenges/",
+        {"bot": mine.pk, "opponents": [theirs.pk], "games": 10},
+        content_type="application/json",
+    )
+    assert (api.status_code, api.json()["code"]) == (400, "bad_games")
+    assert not Match.objects.exists()
