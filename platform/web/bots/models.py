@@ -127,6 +127,22 @@ class Bot(models.Model):
     def on_leaderboard(self) -> bool:
         return self.active and self.active_version_id is not None
 
+    @property
+    def standing(self) -> str:
+        """Where the bot stands, in the same words on every page: "playing v3", "inactive",
+        "validating v1", "v2 rejected" (its latest upload failed, none passed yet), "no
+        version yet"."""
+        if not self.active:
+            return "inactive"
+        if self.active_version_id is not None:
+            return f"playing v{self.active_version.number}"  # type: ignore[union-attr]
+        latest = self.versions.order_by("-number").first()
+        if latest is None:
+            return "no version yet"
+        if latest.status == VersionStatus.REJECTED:
+            return f"v{latest.number} rejected"
+        return f"validating v{latest.number}"
+
     def rank(self) -> int | None:
         """1-based place on its game's leaderboard (ties broken by age), or None."""
         if not self.on_leaderboard:

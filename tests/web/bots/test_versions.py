@@ -4,6 +4,8 @@ to the version that already holds the file."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -104,3 +106,28 @@ def test_a_rejected_file_may_be_tried_again(user: User) -> None:
     VersionFactory(bot=bot, number=2, status=VersionStatus.REJECTED, data=variant(1))
     again = upload_version(user, "retry.py", variant(1), bot=bot)
     assert again.number == 3
+
+
+def test_a_bot_has_one_standing_in_the_same_words_on_every_page(user: User) -> None:
+    bot = active_bot(owner=user, name="steady")
+    Bot.objects.filter(pk=bot.pk).update(active_version=None)
+    BotVersion.objects.filter(bot=bot).update(status=VersionStatus.REJECTED)
+    client = logged_in(user)
+    pages = [f"/bots/{bot.pk}/", f"/users/{user.username}/", "/my/bots/"]
+    for path in pages:
+        text = client.get(path).content.decode()
+        assert "v1 rejected" in text, path
+        for other in ("not validated yet", "no active version"):
+            assert other not in text, (path, other)
+    bot.refresh_from_db()
+    VersionFactory(bot=bot, number=2, status=VersionStatus.QUEUED, data=variant(1))
+    assert bot.standing == "validating v2"
+
+
+def test_a_bot_without_a_rated_game_is_unrated_not_1500_provisional(user: User) -> None:
+    bot = active_bot(owner=user, name="fresh")
+    for path in (f"/bots/{bot.pk}/", "/", f"/users/{user.username}/"):
+        text = Client().get(path).content.decode()
+        main = text.split("<main", 1)[1]
+        shown = re.sub(r"<[^>]+>", "", main)  # what is read, not the titles
+        assert "unrated" in shown and "1500" not in shown, path
