@@ -360,6 +360,7 @@ class GameState:
         game, n, hands, distincts = self._game_name, self.num_players, self._hands, self._distinct
         faulted, active, table = self._faulted, self._active, self._plays
         bank = banks if banks is not None else [0.0] * n
+        new, view_type, trick_type, below = _new_tuple, View, Trick, bisect_left  # locals: faster
         seen = self.rounds_finished
         while (seat := self.to_move) is not None:
             # (Re)load the round and the trick: at the start, after a fault, after a round.
@@ -376,8 +377,8 @@ class GameState:
             scores, act, out, dq, dealer, first, half, cards = self._public
             fault: tuple[FaultKind, str, bool] | None = None
             while True:
-                view = _new_tuple(
-                    View,
+                view = new(
+                    view_type,
                     (game, seat, n, hands[seat], legal, plays, high or None, leader, number,
                      rnd, size, done, scores, act, out, dq, dealer, first, half, cards,
                      move_seconds, bank[seat]),
@@ -413,13 +414,13 @@ class GameState:
                     if faulted[seat]:
                         break
                     distinct = distincts[seat]
-                    i = bisect_left(distinct, high)
+                    i = below(distinct, high)
                     legal = distinct if i < 2 else (distinct[0], *distinct[i:])
                     continue
                 if number == size:
                     break  # the round's last trick: _advance scores it
                 # _advance() and _start_trick(), on locals.
-                trick = _new_tuple(Trick, (leader, plays, winner))
+                trick = new(trick_type, (leader, plays, winner))
                 done += (trick,)
                 kept.append(trick)
                 leader = seat = winner
@@ -510,7 +511,7 @@ class GameState:
             dealer,
             leader,
             tuple(self._half),
-            tuple(tuple(cards) for cards in self._penalty_cards),
+            tuple(map(tuple, self._penalty_cards)),
         )
         self._done_tricks = ()
         self._start_trick(leader)
