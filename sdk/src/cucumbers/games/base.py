@@ -86,7 +86,8 @@ class GameRules:
         name: the game's name in replays, on the command line and in the registry.
         title: the game's name for people ("Five Cucumbers").
         min_players, max_players: the legal table sizes.
-        ranks: the card ranks, lowest first.
+        ranks: the card ranks, lowest first; positive, since the engine takes 0 for "no card
+            in the trick yet".
         copies: how many cards of each rank the deck holds.
         first_hand_size: cards dealt to each seat in round 1.
         has_dealer: whether rounds have a dealer (``View.dealer`` is ``None`` otherwise).
