@@ -1,12 +1,11 @@
 """Helpers that steer the engine in tests: rig the deal of a round, play cards, play random
 games with injected faults, and re-derive the deals from a seed.
 
-``rig`` reaches into :class:`~cucumbers.engine.GameState`'s private attributes, because the
-engine has no public way to start from a chosen position. It touches as little as it can
-and only at the start of a round (before the first card), where the engine's round state is
-just "the hands, the scores, the penalty cards, the round number". A public hook such as
-``GameState.from_position(rules, n, seed, hands=..., scores=..., penalty_cards=..., half=...)``
-would let this file drop every private name.
+``rig`` calls :meth:`~cucumbers.engine.GameState._rig_round`, the engine's one private hook
+for tests, because the engine has no public way to start from a chosen position. It only
+works at the start of a round (before the first card), where the engine's round state is
+just "the hands, the scores, the penalty cards, the round number"; the engine rebuilds what
+it derives from them (the distinct cards, the views' public part).
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from cucumbers.engine import GameState, legal_cards
+from cucumbers.engine import GameState
 from cucumbers.faults import FaultKind
 from cucumbers.games import CONCOMBRE, FIVE_CUCUMBERS, GameRules
 
@@ -51,34 +50,8 @@ def rig(
     assert state.to_move is not None, "the game is over"
     assert state.trick_number == 1, "rig only at the start of a round"
     assert not state.view(state.to_move).trick, "rig only at the start of a round"
-    rnd = state._round
     active = state.active
-    if hands is not None:
-        assert len(hands) == state.num_players
-        sizes = {len(hands[s]) for s in active}  # type: ignore[arg-type]
-        assert len(sizes) == 1, f"hands of different sizes: {hands}"
-        for seat in active:
-            hand = sorted(hands[seat])  # type: ignore[arg-type]
-            state._hands[seat] = list(hand)
-            rnd.hands[seat] = list(hand)
-        rnd.hand_size = sizes.pop()
-    if scores is not None:
-        state.scores[:] = list(scores)
-    if penalty_cards is not None:
-        state._penalty_cards[:] = [list(cards) for cards in penalty_cards]
-    if half is not None:
-        state._half[:] = list(half)
-    if round_number is not None:
-        rnd.number = round_number
-    # The view's public part is built once per round: rebuild it from the rigged values.
-    public = state._public
-    state._public = (
-        tuple(state.scores),
-        *public[1:6],
-        tuple(state._half),
-        tuple(tuple(cards) for cards in state._penalty_cards),
-    )
-    state._legal = legal_cards(state._hands[state.to_move], None)
+    state._rig_round(hands, scores, penalty_cards, half, round_number)
     used = Counter(c for s in active for c in state._hands[s])
     used.update(c for cards in state._penalty_cards for c in cards)
     deck = Counter(state.rules.deck)
@@ -192,9 +165,10 @@ def random_game(
 
 def expected_deals(replay: dict[str, Any]) -> Iterable[tuple[int, list[list[int] | None]]]:
     """For each round of ``replay``: the round number and the hands the seed must deal
-    (decision (f): one ``random.Random(seed)`` for the game; each round ``sample`` of
-    ``hand_size * active`` cards from the sorted deck minus the penalty cards lying in front
-    of players, dealt in consecutive blocks to the active seats in seat order).
+    (docs/rules.md, the engine's decisions (f): one ``random.Random(seed)`` for the game;
+    each round ``sample`` of ``hand_size * active`` cards from the sorted deck minus the
+    penalty cards lying in front of players, dealt in consecutive blocks to the active seats
+    in seat order).
 
     The bookkeeping of penalty cards and active seats is redone here from the replay's
     recorded results, not taken from the engine."""

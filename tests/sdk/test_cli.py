@@ -160,7 +160,9 @@ def test_validate_explains_a_file_that_is_not_a_bot(tmp_path: Path) -> None:
     assert "syntax error in broken.py, line 1" in result.stderr
 
 
-def test_replay_and_check_replay(tmp_path: Path) -> None:
+def test_replay_prints_a_game_and_check_replay_finds_the_one_with_a_wrong_penalty(
+    tmp_path: Path,
+) -> None:
     folder = tmp_path / "replays"
     assert (
         cucumbers(

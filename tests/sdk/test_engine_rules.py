@@ -657,7 +657,7 @@ def test_a_disqualification_takes_precedence_over_an_elimination(rules: GameRule
     assert result.loser == 2
     assert result.eliminated == ()
     assert result.disqualified == (2,)
-    expected = 5 + 2 if rules is FC else 17 + 9  # decision (c): the score still applies
+    expected = 5 + 2 if rules is FC else 17 + 9  # rules.md, the engine's decisions (c): it pays
     assert result.scores[2] == expected
     assert replay_of(state)["rounds"][0]["eliminated"] == []
     assert start_view(state).eliminated == ()
@@ -671,11 +671,11 @@ def test_a_disqualified_seat_still_earns_its_half_cucumber_and_returns_its_cards
         state, [2, 3, 5], faults=(2,), scores=[4, 0, 16], penalty_cards=[[4], [], [9, 7]]
     )
     result = state.round_result(0)
-    assert result.half == (2,)  # decision (c)
+    assert result.half == (2,)  # rules.md, the engine's decisions (c)
     assert result.scores == (4, 0, 9)
     assert result.disqualified == (2,)
     view = start_view(state)
-    assert view.penalty_cards == ((4,), (), ())  # decision (b): its 9 went back to the deck
+    assert view.penalty_cards == ((4,), (), ())  # the engine's decisions (b): the 9 is back
     assert view.half_cucumbers == (False, False, True)
     assert_round_two_deck(state, seed, lying=[4])
 

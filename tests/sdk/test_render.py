@@ -50,11 +50,12 @@ def test_it_shows_the_concombre_dealer_points_and_half_cucumbers() -> None:
     assert lines[0].startswith("Concombre · seed 1234")
     assert "Round 1 · dealer s1 · leader s0 · 7 cards" in lines
     assert "Round 2 · dealer s0 · leader s1 · 9 cards" in lines
-    assert "  loser s0 with 12: +12 points" in lines
+    assert "  loser s0 with Q: +12 points" in lines
     assert "  half-cucumber: s0" in lines
     assert "  scores  s0 12  s1 0" in lines
     assert "Round 3 · dealer s1 · leader s0 · 12 cards" in lines
-    assert "  T12 s1:13  s0:14  → s0" in lines
+    # The rules name the Concombre cards above 10: J, Q, K, A.
+    assert "  T12 s1:K   s0:A   → s0" in lines
 
 
 def test_it_shows_a_fault_where_it_happened_and_marks_auto_plays() -> None:

@@ -163,7 +163,8 @@ def test_a_view_is_the_same_whatever_the_other_seats_hold(rules: GameRules, n: i
         rng.shuffle(cards)
         for s in others:
             size = len(twin._hands[s])
-            twin._hands[s][:] = sorted(cards[:size])
+            twin._hands[s] = hand = tuple(sorted(cards[:size]))
+            twin._distinct[s] = tuple(dict.fromkeys(hand))
             del cards[:size]
         if [twin.hand(s) for s in others] != [state.hand(s) for s in others]:
             assert twin.view(seat, 1.0, 2.0) == state.view(seat, 1.0, 2.0)

@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from cucumbers.cli import main as cucumbers
+from cucumbers.games import CONCOMBRE, FIVE_CUCUMBERS
 from cucumbers.replay import save_replay
-from cucumbers.viewer_html import VIEWER_DIR, replay_page, script_json
+from cucumbers.viewer_html import VIEWER_DIR, games_block, replay_page, script_json, with_games
 from tests.e2e.replays import FAULT_DETAIL, concombre_game, five_cucumbers_game
 
 HERE = Path(__file__).resolve().parent
@@ -56,6 +57,16 @@ def test_an_unwritable_output_is_a_clean_error(
     source = save_replay(five_cucumbers_game(), tmp_path / "game.json")
     assert cucumbers(["replay", str(source), "--html", str(tmp_path / "no" / "x.html")]) == 2
     assert "cannot write" in capsys.readouterr().err
+
+
+def test_the_viewers_table_of_games_is_the_one_the_registry_generates() -> None:
+    # model.js is served as a static file, so it carries the built-in games; if this fails,
+    # run `python -m cucumbers.viewer_html` to regenerate the table.
+    model = (VIEWER_DIR / "model.js").read_text("utf-8")
+    builtin = {rules.name: rules for rules in (FIVE_CUCUMBERS, CONCOMBRE)}
+    assert games_block(builtin) in model
+    assert with_games(model, builtin) == model
+    assert '"12": "Q"' in games_block(builtin) and '"title": "Five Cucumbers"' in model
 
 
 def test_the_viewer_files_ship_with_the_sdk() -> None:

@@ -22,7 +22,7 @@ from .view import GameResult, GameStart, Play, RoundResult, Trick, View
 
 if TYPE_CHECKING:
     from .engine import GameState, IllegalMoveError
-    from .games import CONCOMBRE, FIVE_CUCUMBERS, GameName, GameRules, rules_for
+    from .games import CONCOMBRE, FIVE_CUCUMBERS, GameName, GameRules, registry, rules_for
 
 # The engine and the game settings load on first use: the bot host (one per bot, started for
 # every match) needs only the bot API, and its start-up time is paid per bot per match.
@@ -33,6 +33,7 @@ _LAZY = {
     "FIVE_CUCUMBERS": "games",
     "GameName": "games",
     "GameRules": "games",
+    "registry": "games",
     "rules_for": "games",
 }
 
@@ -65,5 +66,6 @@ __all__ = [
     "Trick",
     "View",
     "__version__",
+    "registry",
     "rules_for",
 ]

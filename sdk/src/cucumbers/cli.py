@@ -16,7 +16,7 @@ from importlib import resources
 from pathlib import Path
 
 from . import __version__
-from .games import GameName, UnknownGameError, rules_for
+from .games import FIVE_CUCUMBERS, UnknownGameError, registry, rules_for
 from .loader import BotLoadError, load_bot
 from .play import PlayConfig, run_play
 from .progress import ProgressBar
@@ -79,8 +79,8 @@ def add_match_arguments(parser: argparse.ArgumentParser, sandboxes: Sequence[str
     )
     parser.add_argument(
         "--game",
-        choices=[g.value for g in GameName],
-        default=GameName.FIVE_CUCUMBERS.value,
+        choices=list(registry()),  # read when the parser is built: a registered variant too
+        default=FIVE_CUCUMBERS.name,
         help="default: %(default)s",
     )
     parser.add_argument(
@@ -312,9 +312,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     validate = commands.add_parser("validate", help="check that a bot loads and plays cleanly")
     validate.add_argument("bot", type=_bot, help="the bot file")
-    validate.add_argument(
-        "--game", choices=[g.value for g in GameName], default=GameName.FIVE_CUCUMBERS.value
-    )
+    validate.add_argument("--game", choices=list(registry()), default=FIVE_CUCUMBERS.name)
     validate.add_argument("--games", type=_positive, default=3)
     validate.add_argument("--players", type=_positive, default=4)
     validate.add_argument("--seed", type=_seed, default=1)
@@ -342,7 +340,7 @@ def build_parser() -> argparse.ArgumentParser:
     upload.add_argument("--bot", required=True, metavar="NAME", help="your bot's name")
     upload.add_argument(
         "--game",
-        choices=[g.value for g in GameName],
+        choices=list(registry()),
         help="the bot's game: needed only to create a new bot",
     )
     upload.add_argument(

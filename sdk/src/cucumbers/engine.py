@@ -1,4 +1,5 @@
-"""The game engine: the mutable state of one game of either game, exactly as ``rules.md``.
+"""The game engine: the mutable state of one game of any registered game, exactly as
+``rules.md``.
 
 Usage (the match loop in :mod:`cucumbers.match` does this with real bots)::
 
@@ -7,31 +8,62 @@ Usage (the match loop in :mod:`cucumbers.match` does this with real bots)::
         state.play(state.legal()[0])
     replay = state.to_replay([{"seat": s, "name": f"bot{s}"} for s in range(4)])
 
-Plays of a seat that faulted this round are made by the engine itself ("auto" plays), so
-:attr:`GameState.to_move` is always a seat whose bot must decide.
+The engine runs the trick rules every game shares and asks the game's
+:class:`~cucumbers.games.GameRules` for the rest, once per round: who deals and leads, how
+many cards, the penalty, and what the loss does to the loser. Plays of a seat that faulted
+this round are made by the engine itself ("auto" plays), so :attr:`GameState.to_move` is
+always a seat whose bot must decide.
+
+Speed (``benchmarks/engine.py`` measures it against a tight reference loop): the match loop
+plays through :meth:`GameState.run`, which keeps a game's moves on local variables. Each
+seat's hand is an immutable tuple shared with its views, and beside it the tuple of its
+distinct cards, kept up to date play by play: a legal set is then one slice of it, never a
+scan of the hand. The deal draws through :func:`cucumbers.deal.sample`.
 """
 
 from __future__ import annotations
 
 import random
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
 from . import __version__
-from .faults import Fault, FaultKind, not_an_int_detail, short_detail
-from .games import ROUND_CAP, ConcombreRules, GameRules
+from .deal import sample
+from .faults import BotFault, Fault, FaultKind, not_an_int_detail, short_detail
+from .games import ROUND_CAP, GameRules, RoundStart
 from .replay import REPLAY_FORMAT
 from .view import Play, RoundResult, Trick, View
 
 _new_tuple = tuple.__new__  # builds a View without NamedTuple's keyword handling (hot path)
 
+#: What :meth:`GameState.run` asks a seat for each decision: ``policy(view)`` returns the
+#: card to play, or raises :class:`~cucumbers.faults.BotFault` for a fault of the seat.
+Policy = Callable[[View], object]
+
 
 @cache
 def _full_deck(rules: GameRules) -> tuple[int, ...]:
     return rules.deck
+
+
+@cache
+def _play_table(num_players: int, top: int) -> tuple[tuple[Play, ...], ...]:
+    """``table[seat][card]``: one shared :class:`Play` per seat and rank. Plays are
+    immutable, so every trick of every game can hold the same objects."""
+    return tuple(
+        tuple(_new_tuple(Play, (seat, card)) for card in range(top + 1))
+        for seat in range(num_players)
+    )
+
+
+def _distinct(hand: tuple[int, ...]) -> tuple[int, ...]:
+    """The distinct cards of the sorted ``hand``: ``hand`` itself when it holds no pair
+    (then ``distinct is hand``, which :meth:`GameState.play` takes as "no pair")."""
+    distinct = tuple(dict.fromkeys(hand))
+    return hand if len(distinct) == len(hand) else distinct
 
 
 class IllegalMoveError(ValueError):
@@ -44,21 +76,14 @@ class GameOverError(RuntimeError):
 
 
 @dataclass(slots=True)
-class _TrickRecord:
-    leader: int
-    plays: tuple[Play, ...] = ()  # set when the trick is complete
-    winner: int = -1
-    auto: list[int] = field(default_factory=list)  # positions of the engine's plays
-
-
-@dataclass(slots=True)
 class _RoundRecord:
     number: int
     dealer: int | None
     leader: int
     hand_size: int
     hands: list[list[int] | None]
-    tricks: list[_TrickRecord] = field(default_factory=list)
+    tricks: list[Trick] = field(default_factory=list)
+    auto: dict[int, list[int]] = field(default_factory=dict)  # trick index -> positions
     loser: int = -1
     card: int = 0
     penalty: int = 0
@@ -67,18 +92,16 @@ class _RoundRecord:
     eliminated: list[int] = field(default_factory=list)
     disqualified: list[int] = field(default_factory=list)
     half: list[int] = field(default_factory=list)
-    public_tricks: tuple[Trick, ...] = ()
 
 
-def legal_cards(hand: list[int], high: int | None) -> tuple[int, ...]:
+def legal_cards(hand: Sequence[int], high: int | None) -> tuple[int, ...]:
     """The distinct cards of the sorted ``hand`` that may be played on a trick whose highest
     card is ``high`` (``None`` when leading): any card ``>= high``, or the lowest card."""
+    distinct = tuple(dict.fromkeys(hand))
     if high is None:
-        return tuple(dict.fromkeys(hand))
-    i = bisect_left(hand, high)
-    if i == 0:
-        return tuple(dict.fromkeys(hand))
-    return tuple(dict.fromkeys([hand[0], *hand[i:]]))
+        return distinct
+    i = bisect_left(distinct, high)
+    return distinct if i < 2 else (distinct[0], *distinct[i:])
 
 
 class GameState:
@@ -92,7 +115,48 @@ class GameState:
         scores: every seat's score, indexed by seat.
         faults: the faults recorded so far, in order.
         to_move: the seat that must play now, or ``None`` when the game is over.
+        capped: the game was stopped by the round cap.
+        rounds_finished: rounds scored so far (the match loop watches it to send round
+            results).
     """
+
+    # Slots: the move path reads a dozen attributes per move, and slot reads are the fastest.
+    __slots__ = (
+        "_active",
+        "_disqualified",
+        "_distinct",
+        "_done_tricks",
+        "_eliminated",
+        "_faulted",
+        "_full_deck",
+        "_game_name",
+        "_half",
+        "_hands",
+        "_high",
+        "_legal",
+        "_order",
+        "_order_cache",
+        "_penalty_cards",
+        "_plays",
+        "_position",
+        "_public",
+        "_rng",
+        "_round",
+        "_round_start",
+        "_rounds",
+        "_trick_leader",
+        "_trick_plays",
+        "_view_tail",
+        "_winner",
+        "capped",
+        "faults",
+        "num_players",
+        "rounds_finished",
+        "rules",
+        "scores",
+        "seed",
+        "to_move",
+    )
 
     def __init__(self, rules: GameRules, num_players: int, seed: int) -> None:
         rules.check_players(num_players)
@@ -105,14 +169,22 @@ class GameState:
         self.faults: list[Fault] = []
         self.to_move: int | None = None
         self.capped = False
-        #: Rounds scored so far (the match loop watches it to send round results).
         self.rounds_finished = 0
-        self._concombre = isinstance(rules, ConcombreRules)
+        self._game_name = rules.name
         self._legal: tuple[int, ...] = ()
         self._high = 0
+        self._winner = -1
+        self._trick_leader = 0
         self._trick_plays: tuple[Play, ...] = ()
+        self._done_tricks: tuple[Trick, ...] = ()
+        self._position = 0
+        self._order: list[int] = []
+        self._order_cache: dict[int, list[int]] = {}
+        self._public: tuple[Any, ...] = ()
+        self._view_tail: tuple[Any, ...] = ()
         self._rng = random.Random(seed)
         self._full_deck = _full_deck(rules)
+        self._plays = _play_table(num_players, rules.ranks[-1])
         self._active = [True] * num_players
         self._eliminated: list[int] = []
         self._disqualified: list[int] = []
@@ -120,10 +192,9 @@ class GameState:
         self._half = [False] * num_players
         self._penalty_cards: list[list[int]] = [[] for _ in range(num_players)]
         self._rounds: list[_RoundRecord] = []
-        self._hands: list[list[int]] = [[] for _ in range(num_players)]
-        dealer = num_players - 1 if rules.has_dealer else None
-        leader = self._next_active(dealer) if dealer is not None else 0
-        self._start_round(1, dealer, leader, rules.first_hand_size)
+        self._hands: list[tuple[int, ...]] = [()] * num_players
+        self._distinct: list[tuple[int, ...]] = [()] * num_players
+        self._start_round(1, rules.first_round(num_players))
         self._advance()
 
     # -- queries -------------------------------------------------------------------------
@@ -135,47 +206,59 @@ class GameState:
 
     @property
     def round_number(self) -> int:
+        """The current round (the last one, once the game is over), from 1."""
         return self._round.number
 
     @property
     def trick_number(self) -> int:
-        return len(self._round.tricks)
+        """The current trick of the round, from 1 (the last one, once the game is over)."""
+        return len(self._round.tricks) + (self.to_move is not None)
 
     @property
     def active(self) -> tuple[int, ...]:
+        """Seats still in the game, sorted."""
         return tuple(s for s in range(self.num_players) if self._active[s])
 
     def hand(self, seat: int) -> tuple[int, ...]:
         """The sorted cards ``seat`` holds now."""
-        return tuple(self._hands[seat])
+        return self._hands[seat]
 
     def legal(self) -> tuple[int, ...]:
-        """The distinct cards :attr:`to_move` may play, sorted."""
-        if self.to_move is None:
-            return ()
+        """The distinct cards :attr:`to_move` may play, sorted (empty once the game is over)."""
         return self._legal
 
     def view(self, seat: int, move_seconds: float = 0.0, bank_seconds: float = 0.0) -> View:
         """The :class:`~cucumbers.view.View` of ``seat``, which must be :attr:`to_move`."""
         if seat != self.to_move:
             raise ValueError(f"seat {seat} is not to move")
-        trick = self._trick
+        # Everything from the trick's leader on is fixed for the trick (_start_trick); one
+        # tuple display of every field is the cheapest way to build the view's 22 fields.
+        leader, number, rnd, size, tricks, scores, active, out, dq, dealer, first, half, cards = (
+            self._view_tail
+        )
         return _new_tuple(
             View,
             (
                 self._game_name,
                 seat,
                 self.num_players,
-                tuple(self._hands[seat]),
+                self._hands[seat],
                 self._legal,
                 self._trick_plays,
                 self._high or None,
-                trick.leader,
-                len(self._round.tricks),
-                self._round.number,
-                self._round.hand_size,
-                self._done_tricks,
-                *self._public,
+                leader,
+                number,
+                rnd,
+                size,
+                tricks,
+                scores,
+                active,
+                out,
+                dq,
+                dealer,
+                first,
+                half,
+                cards,
                 move_seconds,
                 bank_seconds,
             ),
@@ -188,7 +271,7 @@ class GameState:
             number=r.number,
             dealer=r.dealer,
             leader=r.leader,
-            tricks=r.public_tricks,
+            tricks=tuple(r.tricks),
             loser=r.loser,
             card=r.card,
             penalty=r.penalty,
@@ -216,14 +299,158 @@ class GameState:
             if self.to_move is None:
                 raise GameOverError("the game is over")
             raise IllegalMoveError(illegal_move_detail(card, self._legal))
-        seat = self.to_move
-        self._hands[seat].remove(card)  # type: ignore[index]
-        self._trick_plays += (_new_tuple(Play, (seat, card)),)
+        seat: int = self.to_move  # type: ignore[assignment]
+        hands = self._hands
+        hand = hands[seat]
+        i = hand.index(card)
+        rest = hand[:i] + hand[i + 1 :]
+        hands[seat] = rest
+        distinct = self._distinct[seat]
+        if distinct is hand:  # no pair: the distinct cards are the hand
+            self._distinct[seat] = rest
+        elif card not in rest:
+            k = distinct.index(card)
+            distinct = distinct[:k] + distinct[k + 1 :]
+            self._distinct[seat] = rest if len(distinct) == len(rest) else distinct
+        elif len(distinct) == len(rest):
+            self._distinct[seat] = rest
+        self._trick_plays += (self._plays[seat][card],)
         if card >= self._high:
             self._high = card
-            self._trick.winner = seat  # type: ignore[assignment]
-        self._position += 1
+            self._winner = seat
+        self._position = position = self._position + 1
+        order = self._order
+        # The common case inlined: the next seat of the trick is a bot to ask.
+        if position < len(order):
+            seat = order[position]
+            if not self._faulted[seat]:
+                self.to_move = seat
+                distinct = self._distinct[seat]
+                i = bisect_left(distinct, self._high)
+                self._legal = distinct if i < 2 else (distinct[0], *distinct[i:])
+                return
         self._advance()
+
+    def run(
+        self,
+        policies: Sequence[Policy],
+        *,
+        move_seconds: float = 0.0,
+        banks: Sequence[float] | None = None,
+        on_round: Callable[[RoundResult], None] | None = None,
+    ) -> None:
+        """Play the game to its end: ask ``policies[seat](view)`` for every decision of
+        ``seat`` and play the card it returns, as :meth:`view` and :meth:`play` would one
+        move at a time (the same games, card for card).
+
+        A card that is not exactly an ``int`` in the view's ``legal`` is an
+        ``illegal_move`` fault of the seat, and a :class:`~cucumbers.faults.BotFault` that a
+        policy raises is a fault of its kind (:meth:`fault`); any other exception stops the
+        game where it is and propagates. The views carry ``move_seconds`` and
+        ``banks[seat]`` (read at each move, so the caller may change it); ``on_round`` gets
+        each round's :class:`~cucumbers.view.RoundResult` as soon as it is scored.
+
+        This is the engine's fast path, and the match loop plays through it. The moves and
+        trick changes of :meth:`play` and :meth:`_advance` are repeated here on local
+        variables, because attribute traffic is most of what a move costs in Python; the
+        attributes are written back whenever the loop leaves that path (a fault, a faulted
+        seat, the end of a round). So a policy must not read the state while ``run`` goes
+        on: its view is what a decision may use.
+        """
+        game, n, hands, distincts = self._game_name, self.num_players, self._hands, self._distinct
+        faulted, active, table = self._faulted, self._active, self._plays
+        bank = banks if banks is not None else [0.0] * n
+        new, view_type, trick_type, below = _new_tuple, View, Trick, bisect_left  # locals: faster
+        seen = self.rounds_finished
+        while (seat := self.to_move) is not None:
+            # (Re)load the round and the trick: at the start, after a fault, after a round.
+            record, done = self._round, self._done_tricks
+            rnd, size, kept, cache = (
+                record.number,
+                record.hand_size,
+                record.tricks,
+                self._order_cache,
+            )
+            legal, plays, high, winner = self._legal, self._trick_plays, self._high, self._winner
+            leader, order, position = self._trick_leader, self._order, self._position
+            number, end = len(done) + 1, len(order)
+            scores, act, out, dq, dealer, first, half, cards = self._public
+            fault: tuple[FaultKind, str, bool] | None = None
+            while True:
+                view = new(
+                    view_type,
+                    (game, seat, n, hands[seat], legal, plays, high or None, leader, number,
+                     rnd, size, done, scores, act, out, dq, dealer, first, half, cards,
+                     move_seconds, bank[seat]),
+                )  # fmt: skip
+                try:
+                    card = policies[seat](view)
+                except BotFault as error:
+                    fault = (error.kind, error.detail, error.infrastructure)
+                    break
+                if type(card) is not int or card not in legal:
+                    fault = (FaultKind.ILLEGAL_MOVE, illegal_move_detail(card, legal), False)
+                    break
+                # play(), on locals.
+                hand = hands[seat]
+                i = hand.index(card)
+                rest = hand[:i] + hand[i + 1 :]
+                hands[seat] = rest
+                distinct = distincts[seat]
+                if distinct is hand:
+                    distincts[seat] = rest
+                elif card not in rest:
+                    k = distinct.index(card)
+                    distinct = distinct[:k] + distinct[k + 1 :]
+                    distincts[seat] = rest if len(distinct) == len(rest) else distinct
+                elif len(distinct) == len(rest):
+                    distincts[seat] = rest
+                plays += (table[seat][card],)
+                if card >= high:
+                    high, winner = card, seat
+                position += 1
+                if position < end:
+                    seat = order[position]
+                    if faulted[seat]:
+                        break
+                    distinct = distincts[seat]
+                    i = below(distinct, high)
+                    legal = distinct if i < 2 else (distinct[0], *distinct[i:])
+                    continue
+                if number == size:
+                    break  # the round's last trick: _advance scores it
+                # _advance() and _start_trick(), on locals.
+                trick = new(trick_type, (leader, plays, winner))
+                done += (trick,)
+                kept.append(trick)
+                leader = seat = winner
+                cached = cache.get(leader)
+                if cached is None:
+                    cached = [(leader + k) % n for k in range(n) if active[(leader + k) % n]]
+                    cache[leader] = cached
+                order = cached
+                end, position, plays, high, number = len(order), 0, (), 0, number + 1
+                if faulted[seat]:
+                    break
+                legal = distincts[seat]
+            # Leave the fast path: write the trick back, then let the methods go on.
+            self._done_tricks, self._trick_leader, self._order = done, leader, order
+            self._position, self._trick_plays, self._high, self._winner = (
+                position,
+                plays,
+                high,
+                winner,
+            )
+            self.to_move, self._legal = seat, legal
+            self._view_tail = (leader, number, rnd, size, done, *self._public)
+            if fault is not None:
+                self.fault(fault[0], fault[1], infrastructure=fault[2])
+            else:
+                self._advance()
+            if on_round is not None and self.rounds_finished != seen:
+                for index in range(seen, self.rounds_finished):
+                    on_round(self.round_result(index))
+                seen = self.rounds_finished
 
     def fault(self, kind: FaultKind, detail: str, *, infrastructure: bool = False) -> Fault:
         """Record a fault for :attr:`to_move`: the engine plays its lowest card from now to
@@ -235,7 +462,7 @@ class GameState:
         recorded = Fault(
             seat,
             self._round.number,
-            len(self._round.tricks),
+            self.trick_number,
             kind,
             short_detail(detail),
             infrastructure,
@@ -247,35 +474,35 @@ class GameState:
 
     # -- internals -----------------------------------------------------------------------
 
-    def _next_active(self, seat: int) -> int:
+    def _start_round(self, number: int, start: RoundStart) -> None:
+        dealer, leader, hand_size = start
         n = self.num_players
-        for step in range(1, n + 1):
-            candidate = (seat + step) % n
-            if self._active[candidate]:
-                return candidate
-        raise AssertionError("no active seat")
-
-    def _start_round(self, number: int, dealer: int | None, leader: int, hand_size: int) -> None:
-        active = [s for s in range(self.num_players) if self._active[s]]
+        active = [s for s in range(n) if self._active[s]]
         deck: Sequence[int] = self._full_deck
-        if self._concombre:
+        if any(self._penalty_cards):
             remaining = list(deck)
             for cards in self._penalty_cards:
                 for card in cards:
                     remaining.remove(card)
             deck = remaining
-        dealt = self._rng.sample(deck, hand_size * len(active))
-        hands: list[list[int] | None] = [None] * self.num_players
+        # rules.md, the engine's decisions (f): one generator for the game, one sample of
+        # the sorted deck per round, dealt in blocks to the active seats in seat order.
+        dealt = sample(self._rng, deck, hand_size * len(active))
+        hands: list[list[int] | None] = [None] * n
+        # In place: run() holds these two lists for the whole game.
+        self._hands[:] = [()] * n
+        self._distinct[:] = [()] * n
+        held, distincts = self._hands, self._distinct
         for i, seat in enumerate(active):
             hand = sorted(dealt[i * hand_size : (i + 1) * hand_size])
             hands[seat] = hand
-            self._hands[seat] = list(hand)
-        for seat in range(self.num_players):
-            if not self._active[seat]:
-                self._hands[seat] = []
+            held[seat] = cut = tuple(hand)
+            distinct = tuple(dict.fromkeys(cut))
+            distincts[seat] = cut if len(distinct) == hand_size else distinct
+        self._round_start = start
         self._round = _RoundRecord(number, dealer, leader, hand_size, hands)
         self._rounds.append(self._round)
-        self._order_cache: dict[int, list[int]] = {}
+        self._order_cache = {}
         self._public = (
             tuple(self.scores),
             tuple(active),
@@ -284,10 +511,9 @@ class GameState:
             dealer,
             leader,
             tuple(self._half),
-            tuple(tuple(cards) for cards in self._penalty_cards),
+            tuple(map(tuple, self._penalty_cards)),
         )
-        self._game_name = str(self.rules.name)
-        self._done_tricks: tuple[Trick, ...] = ()
+        self._done_tricks = ()
         self._start_trick(leader)
 
     def _start_trick(self, leader: int) -> None:
@@ -298,20 +524,35 @@ class GameState:
             self._order_cache[leader] = order
         self._order = order
         self._position = 0
-        self._trick = _TrickRecord(leader)
-        self._round.tricks.append(self._trick)
+        self._trick_leader = leader
         self._trick_plays = ()
         # 0 is below every rank, so the leader's card is always the new high card.
         self._high = 0
+        self._winner = leader
+        r = self._round
+        self._view_tail = (
+            leader,
+            len(self._done_tricks) + 1,
+            r.number,
+            r.hand_size,
+            self._done_tricks,
+            *self._public,
+        )
         self.to_move = leader
 
     def _auto_play(self, seat: int) -> None:
-        card = self._hands[seat].pop(0)
-        self._trick.auto.append(len(self._trick_plays))
-        self._trick_plays += (_new_tuple(Play, (seat, card)),)
+        hand = self._hands[seat]
+        card, rest = hand[0], hand[1:]
+        self._hands[seat] = rest
+        distinct = self._distinct[seat]
+        if distinct is hand or not rest or rest[0] != card:
+            distinct = distinct[1:]
+        self._distinct[seat] = rest if len(distinct) == len(rest) else distinct
+        self._round.auto.setdefault(len(self._done_tricks), []).append(len(self._trick_plays))
+        self._trick_plays += (self._plays[seat][card],)
         if card >= self._high:
             self._high = card
-            self._trick.winner = seat
+            self._winner = seat
         self._position += 1
 
     def _advance(self) -> None:
@@ -320,54 +561,50 @@ class GameState:
         while True:
             order = self._order
             if self._position == len(order):
-                trick = self._trick
-                trick.plays = self._trick_plays
-                self._done_tricks += (_new_tuple(Trick, (trick.leader, trick.plays, trick.winner)),)
-                if len(self._round.tricks) == self._round.hand_size:
-                    self._round.public_tricks = self._done_tricks
-                    if not self._end_round():
-                        self.to_move = None
-                        self._legal = ()
-                        return
-                else:
+                trick = _new_tuple(Trick, (self._trick_leader, self._trick_plays, self._winner))
+                self._done_tricks += (trick,)
+                self._round.tricks.append(trick)
+                if len(self._done_tricks) < self._round.hand_size:
                     self._start_trick(trick.winner)
+                elif not self._end_round():
+                    self.to_move = None
+                    self._legal = ()
+                    return
                 continue
             seat = order[self._position]
             if self._faulted[seat]:
                 self._auto_play(seat)
                 continue
             self.to_move = seat
-            # legal_cards() inlined: this runs for every move of every game.
-            hand = self._hands[seat]
-            i = bisect_left(hand, self._high)
-            self._legal = tuple(dict.fromkeys(hand if i == 0 else [hand[0], *hand[i:]]))
+            distinct = self._distinct[seat]
+            i = bisect_left(distinct, self._high)  # 0 when leading: every card is legal
+            self._legal = distinct if i < 2 else (distinct[0], *distinct[i:])
             return
 
     def _end_round(self) -> bool:
         """Score the finished round; start the next one. False when the game is over."""
+        rules = self.rules
         r = self._round
         last = r.tricks[-1]
         loser = last.winner
         cards = [play.card for play in last.plays]
         card = max(cards)
-        penalty = self.rules.penalty(card, cards)
+        penalty = rules.penalty(card, cards)
         r.loser, r.card, r.penalty, r.doubled = loser, card, penalty.points, penalty.doubled
-        self.scores[loser] += penalty.points
-        out_by_score = False
-        if self._concombre:
+        if rules.keeps_penalty_cards:
             self._penalty_cards[loser].append(card)
-            if self.scores[loser] >= ConcombreRules.half_cucumber_at:
-                if self._half[loser]:
-                    out_by_score = True
-                else:
-                    self._half[loser] = True
-                    kept = max(self._penalty_cards[loser])
-                    self._penalty_cards[loser] = [kept]
-                    self.scores[loser] = kept
-                    r.half.append(loser)
-        elif self.scores[loser] > 5:
-            out_by_score = True
-        if out_by_score and not self._faulted[loser]:
+        settled = rules.settle(
+            self.scores[loser] + penalty.points,
+            self._half[loser],
+            tuple(self._penalty_cards[loser]),
+        )
+        self.scores[loser] = settled.score
+        self._penalty_cards[loser] = list(settled.penalty_cards)
+        if settled.half:
+            self._half[loser] = True
+            r.half.append(loser)
+        # A seat that faulted this round is disqualified instead (rules.md, Faults 3).
+        if settled.eliminated and not self._faulted[loser]:
             self._active[loser] = False
             self._eliminated.append(loser)
             self._penalty_cards[loser] = []
@@ -382,24 +619,53 @@ class GameState:
                 r.disqualified.append(seat)
         r.scores = list(self.scores)
         self.rounds_finished += 1
-        active = sum(self._active)
-        if active <= 1:
+        if sum(self._active) <= 1:
             return False
         if r.number >= ROUND_CAP:
             self.capped = True
             return False
-        if self._concombre:
-            dealer = self._next_active(r.dealer if r.dealer is not None else 0)
-            leader = self._next_active(dealer)
-            available = len(self._full_deck) - sum(len(c) for c in self._penalty_cards)
-            hand_size = card
-            if hand_size * active > available:
-                hand_size = 7 if 7 * active <= available else available // active
-            self._start_round(r.number + 1, dealer, leader, hand_size)
-        else:
-            leader = loser if self._active[loser] else self._next_active(loser)
-            self._start_round(r.number + 1, None, leader, self.rules.first_hand_size)
+        available = len(self._full_deck) - sum(map(len, self._penalty_cards))
+        start = rules.next_round(self._round_start, loser, card, self._active, available)
+        self._start_round(r.number + 1, start)
         return True
+
+    def _rig_round(
+        self,
+        hands: Sequence[Sequence[int] | None] | None,
+        scores: Sequence[int] | None,
+        penalty_cards: Sequence[Sequence[int]] | None,
+        half: Sequence[bool] | None,
+        round_number: int | None,
+    ) -> None:
+        """Tests only (``tests/sdk/enginekit.py``): replace parts of the round that has just
+        started, before its first card, and rebuild what the engine derives from them."""
+        r = self._round
+        if hands is not None:
+            sizes = {len(hand) for hand in hands if hand is not None}
+            if len(sizes) != 1:
+                raise ValueError(f"hands of different sizes: {hands}")
+            for seat in self.active:
+                hand = sorted(hands[seat])  # type: ignore[arg-type]
+                r.hands[seat] = hand
+                self._hands[seat] = tuple(hand)
+                self._distinct[seat] = _distinct(self._hands[seat])
+            r.hand_size = sizes.pop()
+        if scores is not None:
+            self.scores[:] = list(scores)
+        if penalty_cards is not None:
+            self._penalty_cards[:] = [list(cards) for cards in penalty_cards]
+        if half is not None:
+            self._half[:] = list(half)
+        if round_number is not None:
+            r.number = round_number
+        self._public = (
+            tuple(self.scores),
+            *self._public[1:6],
+            tuple(self._half),
+            tuple(tuple(cards) for cards in self._penalty_cards),
+        )
+        self._start_trick(r.leader)
+        self._advance()
 
     # -- replay --------------------------------------------------------------------------
 
@@ -410,7 +676,7 @@ class GameState:
         rounds = [_round_json(r) for r in self._rounds if r.loser >= 0]
         return {
             "format": REPLAY_FORMAT,
-            "game": str(self.rules.name),
+            "game": self.rules.name,
             "seed": self.seed,
             "engine": __version__,
             "players": players,
@@ -432,23 +698,21 @@ def illegal_move_detail(card: object, legal: tuple[int, ...]) -> str:
 
 
 def _round_json(r: _RoundRecord) -> dict[str, Any]:
+    tricks = []
+    for index, trick in enumerate(r.tricks):
+        auto = r.auto.get(index, ())
+        plays = [
+            {"seat": s, "card": c, "auto": True} if i in auto else {"seat": s, "card": c}
+            for i, (s, c) in enumerate(trick.plays)
+        ]
+        tricks.append({"leader": trick.leader, "plays": plays, "winner": trick.winner})
     return {
         "number": r.number,
         "dealer": r.dealer,
         "leader": r.leader,
         "hand_size": r.hand_size,
         "hands": r.hands,
-        "tricks": [
-            {
-                "leader": t.leader,
-                "plays": [
-                    {"seat": s, "card": c, "auto": True} if i in t.auto else {"seat": s, "card": c}
-                    for i, (s, c) in enumerate(t.plays)
-                ],
-                "winner": t.winner,
-            }
-            for t in r.tricks
-        ],
+        "tricks": tricks,
         "loser": r.loser,
         "card": r.card,
         "penalty": r.penalty,

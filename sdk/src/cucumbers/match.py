@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from time import perf_counter
 from typing import Any
 
-from .engine import GameState, IllegalMoveError
+from .engine import GameState
 from .faults import BotFault, Fault, FaultKind
 from .games import GameRules
 from .runners.base import BotClient, BotSpec, Limits, Runner
-from .view import GameResult, GameStart
+from .view import GameResult, GameStart, RoundResult, View
 
 #: Seeds are kept below 2**48 so that every JSON reader (JavaScript included) reads them exactly.
 SEED_BITS = 48
@@ -126,33 +126,30 @@ def play_game(
                 bank_seconds=limits.bank_seconds,
             )
         )
-    rounds_seen = 0
-    view_for, play, requests = state.view, state.play, [client.request_move for client in clients]
-    while (seat := state.to_move) is not None:
-        view = view_for(seat, move_seconds, bank[seat])
-        started = perf_counter()
-        try:
-            move = requests[seat](view, move_seconds + bank[seat])
-        except BotFault as fault:
-            state.fault(fault.kind, fault.detail, infrastructure=fault.infrastructure)
-        else:
+
+    def policy(seat: int) -> Callable[[View], object]:
+        request = clients[seat].request_move
+
+        def decide(view: View) -> object:
+            started = perf_counter()
+            move = request(view, move_seconds + bank[seat])  # raises BotFault
             elapsed = perf_counter() - started
             moves[seat] += 1
             think[seat] += elapsed
             if elapsed > move_seconds and bank_overrun(bank, seat, elapsed - move_seconds):
-                state.fault(
+                raise BotFault(
                     FaultKind.TIMEOUT, f"no move within {move_seconds:g} s and the time bank"
                 )
-            else:
-                try:
-                    play(move)
-                except IllegalMoveError as error:
-                    state.fault(FaultKind.ILLEGAL_MOVE, str(error))
-        if state.rounds_finished != rounds_seen:
-            rounds_seen = state.rounds_finished
-            result = state.round_result()
-            for other in clients:
-                other.end_round(result)
+            return move
+
+        return decide
+
+    def on_round(result: RoundResult) -> None:
+        for client in clients:
+            client.end_round(result)
+
+    policies = [policy(seat) for seat in range(n)]
+    state.run(policies, move_seconds=move_seconds, banks=bank, on_round=on_round)
     placement = tuple(state.placement())
     scores = tuple(state.scores)
     for finished_seat, client in enumerate(clients):

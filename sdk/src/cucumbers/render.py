@@ -18,10 +18,11 @@ someone wants to look at.
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-_TITLES = {"five-cucumbers": "Five Cucumbers", "concombre": "Concombre"}
+from .games import GameRules, registry
+
 _AUTO_NOTE = "* = auto play: the engine played the lowest card for a faulted bot"
 # ANSI SGR codes, used only with color=True.
 _BOLD, _DIM, _RED, _GREEN, _YELLOW, _CYAN = "1", "2", "31", "32", "33", "36"
@@ -32,17 +33,21 @@ def render_replay(replay: Mapping[str, Any], *, color: bool = False) -> str:
     seed and players; then for every round its dealer (Concombre), leader, dealt hands, one
     line per trick (``T3  s2:9   s0:10  s1:3*  → s0``, ``*`` marking an auto play), the
     loser and penalty, scores, eliminations, half-cucumbers, and each fault where it
-    happened; finally the placement. ANSI colors only when ``color`` is true."""
+    happened; finally the placement. ANSI colors only when ``color`` is true.
+
+    The title, the score unit, whether rounds have a dealer and the cards' names (Concombre:
+    J, Q, K, A) come from the game's rules in the registry; a game it does not know is
+    drawn with its name, plain numbers and a dealer wherever the replay gives one."""
     replay = _sanitize(replay)
     paint = _Painter(color)
     players = [_obj(p) for p in _list(replay.get("players"))]
     names = {_key(p.get("seat")): _name(p) for p in players}
     game = replay.get("game")
-    concombre = game == "concombre"
+    rules = registry().get(game) if isinstance(game, str) else None
     lines = [
         paint(
             _BOLD,
-            f"{_TITLES.get(str(game), str(game))} · seed {replay.get('seed')}"
+            f"{rules.title if rules else game} · seed {replay.get('seed')}"
             f" · engine {replay.get('engine')} · {len(players)} players",
         )
     ]
@@ -53,7 +58,7 @@ def render_replay(replay: Mapping[str, Any], *, color: bool = False) -> str:
         number = rnd.get("number", index)
         here = [f for f in faults if f.get("round") == number]
         lines.append("")
-        lines += _round(rnd, number, here, concombre, paint)
+        lines += _round(rnd, number, here, rules, paint)
     numbers = {_key(rnd.get("number", index)) for index, rnd in enumerate(rounds, 1)}
     for fault in faults:  # a fault in no recorded round is still shown
         if _key(fault.get("round")) not in numbers:
@@ -74,11 +79,12 @@ def _round(
     rnd: dict[str, Any],
     number: object,
     faults: list[dict[str, Any]],
-    concombre: bool,
+    rules: GameRules | None,
     paint: _Painter,
 ) -> list[str]:
+    name = _card_namer(rules)
     head = f"Round {number}"
-    if concombre:
+    if rules.has_dealer if rules else rnd.get("dealer") is not None:
         head += f" · dealer s{rnd.get('dealer')}"
     head += f" · leader s{rnd.get('leader')} · {rnd.get('hand_size')} cards"
     lines = [paint(_BOLD, head)]
@@ -86,7 +92,7 @@ def _round(
     label = "  hands  "
     for seat, hand in enumerate(hands):
         if isinstance(hand, list):
-            cards = " ".join(str(c) for c in sorted(hand, key=_sort_key))
+            cards = " ".join(name(c) for c in sorted(hand, key=_sort_key))
             lines.append(f"{label}s{seat}: {cards}")
             label = " " * len(label)
     tricks = _tricks(rnd)
@@ -97,17 +103,18 @@ def _round(
         cells = []
         for play in _plays(trick):
             auto = play.get("auto") is True
-            cell = f"s{play.get('seat')}:{play.get('card')}{'*' if auto else ''}"
+            cell = f"s{play.get('seat')}:{name(play.get('card'))}{'*' if auto else ''}"
             cells.append(paint(_YELLOW, f"{cell:<6}") if auto else f"{cell:<6}")
         winner = paint(_GREEN, f"→ s{trick.get('winner')}")
         lines.append(f"  T{t:<3}" + " ".join(cells) + f" {winner}")
     for fault in faults:  # any fault at a trick the round does not have
         if not (_is_int(fault.get("trick")) and 1 <= fault["trick"] <= len(tricks)):
             lines.append(paint(_RED, _fault(fault, "  ")))
-    unit = "points" if concombre else "cucumbers"
+    unit = rules.unit if rules else "points"
     doubled = " (doubled: a 1 in the last trick)" if rnd.get("doubled") is True else ""
     lines.append(
-        f"  loser s{rnd.get('loser')} with {rnd.get('card')}: +{rnd.get('penalty')} {unit}{doubled}"
+        f"  loser s{rnd.get('loser')} with {name(rnd.get('card'))}:"
+        f" +{rnd.get('penalty')} {unit}{doubled}"
     )
     scores = _list(rnd.get("scores"))
     lines.append("  scores  " + "  ".join(f"s{s} {v}" for s, v in enumerate(scores)))
@@ -175,6 +182,14 @@ class _Painter:
 def _key(value: object) -> object:
     """``value`` as a dict key: a broken replay may hold a list where a seat belongs."""
     return value if isinstance(value, (int, str)) or value is None else repr(value)
+
+
+def _card_namer(rules: GameRules | None) -> Callable[[object], str]:
+    """How to print a card: by the rules' name for it, or as the replay holds it (a broken
+    replay may hold anything where a card belongs)."""
+    if rules is None:
+        return str
+    return lambda card: rules.card_name(card) if _is_int(card) else str(card)  # type: ignore[arg-type]
 
 
 def _is_int(value: object) -> bool:

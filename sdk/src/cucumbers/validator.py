@@ -285,7 +285,8 @@ class _Checker:
         self, where: str, number: int, rnd: dict[str, Any], loser: int, card: int, last: list[int]
     ) -> None:
         concombre = self.game.concombre
-        # Disqualified at the end of the round, in the order of ``faults``: decision (a).
+        # Disqualified at the end of the round, in the order of ``faults``: docs/rules.md,
+        # "the engine's decisions" (a).
         out = [s for s in self.fault_order if self.fault_at[s][0] == number and s in self.active]
         scores = list(self.scores)
         eliminated, half = [], []

@@ -39,7 +39,8 @@ class View(NamedTuple):
             return view.legal[-1]
 
     Attributes:
-        game: ``"five-cucumbers"`` or ``"concombre"``.
+        game: the game's name, ``"five-cucumbers"`` or ``"concombre"``;
+            ``cucumbers.games.rules_for(view.game)`` gives its rules.
         seat: your seat, ``0..num_players-1``.
         num_players: seats at the table, including seats that are out.
         hand: your cards, sorted, lowest first (equal ranks repeat).
@@ -55,10 +56,12 @@ class View(NamedTuple):
         active: seats still in the game, sorted.
         eliminated: seats eliminated by score, in the order they went out.
         disqualified: seats disqualified after a fault, in the order they went out.
-        dealer: Concombre: this round's dealer; Five Cucumbers: ``None``.
+        dealer: this round's dealer in a game with one (Concombre), else ``None``.
         round_leader: the seat that led this round's first trick.
-        half_cucumbers: Concombre: whether each seat has its half-cucumber.
-        penalty_cards: Concombre: the penalty cards in front of each seat.
+        half_cucumbers: whether each seat has its half-cucumber (always ``False`` in a game
+            without one, such as Five Cucumbers).
+        penalty_cards: the penalty cards lying in front of each seat, in a game where the
+            loser keeps them (Concombre); else empty.
         move_seconds: the time limit for one move, in seconds.
         bank_seconds: what is left of your time bank for overruns in this game, in seconds.
     """
@@ -115,8 +118,8 @@ class View(NamedTuple):
 
     def unseen_cards(self) -> tuple[int, ...]:
         """The cards you have not seen this round, sorted (equal ranks repeat): the deck less
-        your hand, the cards played this round and (Concombre) the penalty cards in front of
-        the seats. The other seats' hands are among them, with any cards not dealt."""
+        your hand, the cards played this round and the penalty cards in front of the seats
+        (Concombre). The other seats' hands are among them, with any cards not dealt."""
         from .games import rules_for  # cucumbers imports the games lazily
 
         remaining = Counter(rules_for(self.game).deck)
@@ -159,7 +162,7 @@ class GameStart:
     """Sent to :meth:`Bot.start_game` before each game of a series.
 
     Attributes:
-        game: ``"five-cucumbers"`` or ``"concombre"``.
+        game: the game's name (as :attr:`View.game`).
         seat: your seat in this game (seats change between games of a series).
         num_players: seats at the table.
         players: every seat's display name, indexed by seat.
@@ -197,7 +200,7 @@ class RoundResult:
 
     Attributes:
         number: the round, from 1.
-        dealer: Concombre: the dealer; Five Cucumbers: ``None``.
+        dealer: the dealer in a game with one (Concombre), else ``None``.
         leader: the seat that led the first trick.
         tricks: the round's tricks, in order.
         loser: the seat that won the last trick.
@@ -207,7 +210,7 @@ class RoundResult:
         scores: every seat's score after the round.
         eliminated: seats eliminated by score at the end of this round.
         disqualified: seats disqualified at the end of this round.
-        half: Concombre: seats that earned their half-cucumber this round.
+        half: seats that earned their half-cucumber this round (Concombre).
     """
 
     number: int

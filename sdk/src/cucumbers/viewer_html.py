@@ -19,13 +19,46 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from .games import GameRules, registry
+from .games import title as game_title
+
 #: The folder of the viewer's files, for a web server to serve as static files.
 VIEWER_DIR = Path(__file__).resolve().parent / "viewer"
 
 #: The viewer's import of its model; the two modules are joined into one inline script,
 #: where a relative import has nothing to load from.
 _MODEL_IMPORT = re.compile(r'^import \{[^}]*\} from "\./model\.js";\n', re.MULTILINE)
-_TITLES = {"five-cucumbers": "Five Cucumbers", "concombre": "Concombre"}
+#: The generated table of games in ``model.js`` (:func:`games_block`).
+_GAMES_BLOCK = re.compile(r"^export const GAMES = .*?;\n(?=// END GAMES)", re.MULTILINE | re.DOTALL)
+
+
+def game_labels(rules: GameRules) -> dict[str, Any]:
+    """What the viewer needs to draw a game (``model.js``, ``gameInfo``)."""
+    return {
+        "title": rules.title,
+        "unit": rules.unit,
+        "shortUnit": rules.unit_short,
+        "icons": rules.unit == "cucumbers",
+        "dealer": rules.has_dealer,
+        "penaltyCards": rules.keeps_penalty_cards,
+        "cards": {str(card): name for card, name in sorted(rules.card_names.items())},
+    }
+
+
+def games_block(games: Mapping[str, GameRules] | None = None) -> str:
+    """The ``GAMES`` table of ``model.js`` for ``games`` (default: every registered game)."""
+    table = {name: game_labels(rules) for name, rules in (games or registry()).items()}
+    # Escaped as in script_json: the table is inlined in a <script> by replay_page.
+    text = json.dumps(table, indent=2, ensure_ascii=True).replace("<", "\\u003c")
+    return f"export const GAMES = {text};\n"
+
+
+def with_games(model: str, games: Mapping[str, GameRules] | None = None) -> str:
+    """``model.js`` with its ``GAMES`` table made from ``games`` (default: the registry)."""
+    text, count = _GAMES_BLOCK.subn(lambda _: games_block(games), model, count=1)
+    if count != 1:
+        raise RuntimeError("model.js no longer holds the generated GAMES table")
+    return text
 
 
 def viewer_file(name: str) -> str:
@@ -53,7 +86,8 @@ def viewer_script() -> str:
     viewer, count = _MODEL_IMPORT.subn("", viewer_file("viewer.js"), count=1)
     if count != 1:
         raise RuntimeError("viewer.js no longer imports model.js on one line")
-    script = viewer_file("model.js") + "\n" + viewer
+    # The live registry, so the page labels any registered game (a test's variant too).
+    script = with_games(viewer_file("model.js")) + "\n" + viewer
     if "</script" in script.lower():  # would end the inline script early
         raise RuntimeError("the viewer's script contains '</script'")
     return script
@@ -63,7 +97,7 @@ def replay_page(replay: Mapping[str, Any], *, title: str | None = None) -> str:
     """A complete HTML page that shows ``replay`` in the viewer, with no external resource:
     it opens from a ``file://`` URL without a network."""
     if title is None:
-        game = _TITLES.get(str(replay.get("game")), str(replay.get("game")))
+        game = game_title(str(replay.get("game")))
         title = f"{game} replay · seed {replay.get('seed')}"
     css = viewer_file("viewer.css")
     return f"""<!doctype html>
@@ -91,3 +125,14 @@ game as text.</noscript>
 </body>
 </html>
 """
+
+
+def main() -> None:
+    """``python -m cucumbers.viewer_html``: rewrite the ``GAMES`` table of ``model.js`` from
+    the registry (run it after adding a game to the SDK)."""
+    path = VIEWER_DIR / "model.js"
+    path.write_text(with_games(path.read_text("utf-8")), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

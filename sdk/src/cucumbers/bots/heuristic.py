@@ -14,20 +14,22 @@ that (each one was kept because it won games against the rule it replaced, see
   give up the lowest card only when nothing matches; with two cards left play the higher;
 - with three cards left and every card matching, take the trick with the top card, so as to
   lead the next-to-last trick and keep both low cards;
-- card counting (:class:`HeuristicBot` only, Concombre): when only the top card matches,
-  give up the lowest card instead if no unseen card lies between it and the next one, so
-  that losing it costs nothing against the other hands. In Five Cucumbers the same rule lost
-  games head to head: with penalties in steps and more than half the deck never dealt, the
-  cover is worth more there.
+- card counting (:class:`HeuristicBot` only, in games whose penalty grows with every rank,
+  such as Concombre): when only the top card matches, give up the lowest card instead if no
+  unseen card lies between it and the next one, so that losing it costs nothing against the
+  other hands. In Five Cucumbers the same rule lost games head to head: with penalties in
+  steps and more than half the deck never dealt, the cover is worth more there.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left
 from collections import Counter
+from functools import cache
+from itertools import pairwise
 
 from ..bot import Bot
-from ..games import GameName, rules_for
+from ..games import GameRules, rules_for
 from ..view import View
 
 
@@ -76,6 +78,15 @@ def unseen_between(view: View, low: int, high: int) -> int:
     return sum(copies - seen[rank] for rank in ranks)
 
 
+@cache
+def counts_cards(rules: GameRules) -> bool:
+    """Whether :class:`HeuristicBot` counts cards in this game: when every higher rank costs
+    more than the one below (Concombre), and not when penalties come in steps (Five
+    Cucumbers), where the rule lost games head to head (module docstring)."""
+    costs = [rules.penalty(rank, []).points for rank in rules.ranks]
+    return all(low < high for low, high in pairwise(costs))
+
+
 class HeuristicBot(Bot):
     """Sound hand-crafted play: :func:`quick_card` plus card counting (module docstring).
 
@@ -89,8 +100,8 @@ class HeuristicBot(Bot):
         hand = list(view.hand)
         high = view.high or 0
         if (
-            view.game == GameName.CONCOMBRE
-            and len(hand) >= 4
+            len(hand) >= 4
+            and counts_cards(rules_for(view.game))
             and hand[0] < high <= hand[-1]
             and hand[-2] < high
             and unseen_between(view, hand[0], hand[1]) == 0

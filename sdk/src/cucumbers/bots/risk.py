@@ -8,16 +8,16 @@ it. The same penalty therefore costs more to a seat near the edge than to a fres
 
 from __future__ import annotations
 
-from ..games import ConcombreRules, FiveCucumbersRules, GameName, rules_for
+from ..games import GameRules, rules_for
 from ..view import View
 
-#: Extra cost of being eliminated, beyond losing all the room left (Five Cucumbers,
-#: in cucumbers).
+#: Extra cost of being eliminated, beyond losing all the room left, in a game that
+#: eliminates above a score (Five Cucumbers: in cucumbers).
 FC_ELIMINATION = 4.0
-#: The same for Concombre, in points.
+#: The same in a game with a half-cucumber (Concombre: in points).
 CONCOMBRE_ELIMINATION = 12.0
-#: What the half-cucumber is worth in Concombre: roughly the room of a second life, since
-#: the score restarts at the kept penalty card (about 10 on average).
+#: What the half-cucumber is worth: roughly the room of a second life, since the score
+#: restarts at the kept penalty card (about 10 on average in Concombre).
 HALF_CUCUMBER_ROOM = 10.0
 
 #: ``costs[card][doubled]``: the cost of losing with ``card``, with or without a 1 in the
@@ -30,21 +30,27 @@ def penalty_points(game: str, card: int, doubled: bool) -> int:
     return rules_for(game).penalty(card, [1] if doubled else []).points
 
 
+def _settle(rules: GameRules, view: View, seat: int, card: int, doubled: bool) -> bool:
+    """Whether the game's own rules eliminate ``seat`` for that loss."""
+    cards = view.penalty_cards[seat]
+    kept = (*cards, card) if rules.keeps_penalty_cards else cards
+    total = view.scores[seat] + rules.penalty(card, [1] if doubled else []).points
+    return rules.settle(total, view.half_cucumbers[seat], kept).eliminated
+
+
 def eliminates(view: View, seat: int, card: int, doubled: bool) -> bool:
     """Whether losing this round with ``card`` would eliminate ``seat``."""
-    total = view.scores[seat] + penalty_points(view.game, card, doubled)
-    if view.game == GameName.CONCOMBRE:
-        return view.half_cucumbers[seat] and total >= ConcombreRules.half_cucumber_at
-    return total > FiveCucumbersRules.elimination_above
+    return _settle(rules_for(view.game), view, seat, card, doubled)
 
 
 def loss_cost(view: View, seat: int, card: int, doubled: bool) -> float:
     """The cost to ``seat`` of losing this round with ``card``: the room it uses up, plus
     the elimination charge if it goes out."""
+    rules = rules_for(view.game)
     score = view.scores[seat]
     points = penalty_points(view.game, card, doubled)
-    if view.game == GameName.CONCOMBRE:
-        limit = ConcombreRules.half_cucumber_at
+    limit = rules.half_cucumber_at
+    if limit is not None:
         half = view.half_cucumbers[seat]
         room = limit - score + (0.0 if half else HALF_CUCUMBER_ROOM)
         if score + points < limit:
@@ -55,9 +61,9 @@ def loss_cost(view: View, seat: int, card: int, doubled: bool) -> float:
         # life is used up, so the room left is what the restarted score allows.
         restart = max((card, *view.penalty_cards[seat]))
         return room - (limit - restart)
-    limit = FiveCucumbersRules.elimination_above
-    if score + points > limit:
-        return limit + 1 - score + FC_ELIMINATION
+    above = rules.elimination_above
+    if above is not None and score + points > above:
+        return above + 1 - score + FC_ELIMINATION
     return float(points)
 
 

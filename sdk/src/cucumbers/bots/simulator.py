@@ -67,9 +67,3 @@ def finish_round(hands: list[list[int]], trick: TrickState, policy: Policy) -> R
         if not hands[winner]:
             return RoundEnd(winner, high, one)
         pos, played, high, one = winner, 0, 0, False
-
-
-def is_legal(hand: list[int], high: int, card: int) -> bool:
-    """Whether ``card`` may be played from the sorted ``hand`` on a trick whose high card is
-    ``high`` (``0`` when leading): ``rules.md``, shared trick rule 2."""
-    return card in hand and (card >= high or card == hand[0])

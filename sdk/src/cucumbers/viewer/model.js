@@ -16,6 +16,56 @@
 
 /** @typedef {{round: number, trick: number, played: number}} Position */
 
+// BEGIN GAMES: generated from the registry of games (cucumbers.games); do not edit by hand,
+// run `python -m cucumbers.viewer_html` (the offline page inlines the live registry instead).
+export const GAMES = {
+  "five-cucumbers": {
+    "title": "Five Cucumbers",
+    "unit": "cucumbers",
+    "shortUnit": "cuc.",
+    "icons": true,
+    "dealer": false,
+    "penaltyCards": false,
+    "cards": {}
+  },
+  "concombre": {
+    "title": "Concombre",
+    "unit": "points",
+    "shortUnit": "pts",
+    "icons": false,
+    "dealer": true,
+    "penaltyCards": true,
+    "cards": {
+      "11": "J",
+      "12": "Q",
+      "13": "K",
+      "14": "A"
+    }
+  }
+};
+// END GAMES
+
+/**
+ * What the viewer draws differently per game: its title, score unit, dealer, penalty cards
+ * in front, and the cards' names. A game the table does not know gets plain numbers, its
+ * name as the title, and a dealer wherever the replay records one.
+ */
+export function gameInfo(name) {
+  const known = Object.hasOwn(GAMES, name) ? GAMES[name] : null;
+  return {
+    title: known?.title ?? String(name ?? "?"),
+    unit: known?.unit ?? "points",
+    shortUnit: known?.shortUnit ?? "pts",
+    icons: known?.icons ?? false,
+    dealer: known?.dealer ?? null, // null: unknown, show the replay's dealer if any
+    penaltyCards: known?.penaltyCards ?? false,
+    cards: known?.cards ?? {},
+  };
+}
+
+/** A card as the game's rules name it (Concombre: 11 is "J"), else its number. */
+export const cardName = (info, card) => (Object.hasOwn(info.cards, String(card)) ? info.cards[String(card)] : String(card));
+
 const list = (value) => (Array.isArray(value) ? value : []);
 const obj = (value) => (value && typeof value === "object" && !Array.isArray(value) ? value : {});
 
@@ -138,7 +188,7 @@ const atOrAfter = (pos, mark) =>
  * The table at a position: everything the viewer draws.
  *
  * @returns {{
- *   game: string, concombre: boolean, roundNumber: number, rounds: number,
+ *   game: string, info: ReturnType<typeof gameInfo>, roundNumber: number, rounds: number,
  *   trickNumber: number, tricks: number, dealer: (number|null), leader: (number|null),
  *   seats: Array<{seat: number, name: string, owner: (string|null), version: (number|null),
  *     hand: number[], inPlay: boolean, score: number, half: boolean, penaltyCards: number[],
@@ -155,7 +205,7 @@ export function tableAt(replay, pos) {
   const rounds = roundsOf(data);
   const players = list(data.players).map(obj);
   const seatCount = Math.max(players.length, ...rounds.map((r) => list(r.hands).length), 0);
-  const concombre = data.game === "concombre";
+  const info = gameInfo(data.game);
   const round = rounds[pos.round] ?? { tricks: [], hands: [] };
   const number = round.number ?? pos.round + 1;
   const over = roundOver(data, pos);
@@ -169,7 +219,7 @@ export function tableAt(replay, pos) {
   const eliminated = new Set(history.flatMap((r) => list(r.eliminated)));
   const half = new Set(history.flatMap((r) => list(r.half)));
   const lastScores = list(history.at(-1)?.scores);
-  const cards = concombre ? penaltyCards(history, seatCount, disqualifiedBy(faults)) : null;
+  const cards = info.penaltyCards ? penaltyCards(history, seatCount, disqualifiedBy(faults)) : null;
   const played = playedCards(round, pos);
   const faulted = new Set(faultsWithPos.filter(({ at }) => at && at.round === pos.round && atOrAfter(pos, at)).map(({ fault }) => fault.seat));
   const seats = Array.from({ length: seatCount }, (_, seat) => {
@@ -194,7 +244,7 @@ export function tableAt(replay, pos) {
   const complete = trickComplete(data, pos);
   return {
     game: String(data.game ?? ""),
-    concombre,
+    info,
     roundNumber: number,
     rounds: rounds.length,
     trickNumber: pos.trick + 1,
@@ -250,7 +300,7 @@ function disqualifiedBy(faults) {
 }
 
 /**
- * Concombre: the penalty cards lying in front of each seat after the rounds in `history`
+ * Games that keep penalty cards (Concombre): the penalty cards lying in front of each seat after the rounds in `history`
  * (rules.md: the loser keeps the card; a half-cucumber keeps only its highest; eliminated and
  * disqualified seats give theirs back).
  */

@@ -16,7 +16,7 @@
  *
  * @module viewer
  */
-import { indexOf, parseKey, positionKey, roundsOf, step, tableAt, timeline } from "./model.js";
+import { cardName, gameInfo, indexOf, parseKey, positionKey, roundsOf, step, tableAt, timeline } from "./model.js";
 
 /** Keyboard shortcuts, drawn on the page as help. */
 export const SHORTCUTS = [
@@ -29,7 +29,6 @@ export const SHORTCUTS = [
 
 const SPEEDS = [0.5, 1, 2, 4];
 const STEP_MS = 900; // one play per 0.9 s at 1×: slow enough to follow a trick being built
-const TITLES = { "five-cucumbers": "Five Cucumbers", concombre: "Concombre" };
 
 /** Create an element with attributes (`data-*`, `class`, …) and children (nodes or text). */
 function h(tag, attrs = {}, ...children) {
@@ -47,8 +46,8 @@ function h(tag, attrs = {}, ...children) {
   return node;
 }
 
-/** A card face; `small` for penalty cards. */
-const card = (value, attrs = {}) => h("span", { class: "cv-card", "data-card": value, ...attrs }, String(value));
+/** A card face, named as the game's rules name it; `data-card` keeps the rank. */
+const card = (info, value, attrs = {}) => h("span", { class: "cv-card", "data-card": value, ...attrs }, cardName(info, value));
 
 /**
  * One viewer bound to one game's replay inside `root`.
@@ -150,7 +149,7 @@ function skeleton(root, replay, game) {
   root.dataset.seats = String(players);
   root.tabIndex = 0;
   root.replaceChildren(
-    h("p", { class: "cv-title" }, `${TITLES[replay?.game] ?? replay?.game ?? "?"} · seed ${replay?.seed ?? "?"} · ${players} players`),
+    h("p", { class: "cv-title" }, `${gameInfo(replay?.game).title} · seed ${replay?.seed ?? "?"} · ${players} players`),
     controls,
     h("div", { class: "cv-scrubber" }, scrub, position),
     h("div", { class: "cv-table", "data-table": true, style: `--seats: ${Math.max(players, 2)}` }, seats, center),
@@ -163,7 +162,7 @@ function skeleton(root, replay, game) {
 /** One entry of the round list: its number, loser and penalty; a button that jumps there. */
 function roundItem(replay, round, r) {
   const name = seatName(replay, round.loser);
-  const unit = replay?.game === "concombre" ? "pts" : "cuc.";
+  const unit = gameInfo(replay?.game).shortUnit;
   return h("li", {}, h("button", { type: "button", "data-round": r + 1 }, `R${round.number ?? r + 1}`, h("small", {}, ` ${name} +${round.penalty ?? "?"} ${unit}`)));
 }
 
@@ -222,7 +221,7 @@ function drawSeat(seat, table) {
   const winner = table.trick.complete && table.trick.winner === seat.seat;
   const loser = result !== null && result.loser === seat.seat;
   const labels = [
-    table.dealer === seat.seat && table.concombre ? h("span", { class: "cv-tag" }, "dealer") : null,
+    table.dealer === seat.seat && table.info.dealer !== false ? h("span", { class: "cv-tag" }, "dealer") : null,
     seat.half ? h("span", { class: "cv-tag cv-half", title: "half-cucumber used" }, "½ ", cucumber()) : null,
     seat.out ? h("span", { class: "cv-tag cv-out-tag" }, seat.out) : null,
     seat.faulted && !seat.out ? h("span", { class: "cv-tag cv-fault-tag" }, "faulted · auto-played") : null,
@@ -247,18 +246,18 @@ function drawSeat(seat, table) {
       seat.owner ? h("span", { class: "cv-owner", "data-owner": true }, ` by ${seat.owner}`) : null,
       ...labels,
     ),
-    drawScore(seat, table.concombre),
-    seat.penaltyCards.length ? h("div", { class: "cv-penalty", "data-penalty-cards": true, title: "penalty cards in front" }, ...seat.penaltyCards.map((c) => card(c, { class: "cv-card cv-small" }))) : null,
-    h("div", { class: "cv-hand", "data-hand": true }, ...seat.hand.map((c) => card(c))),
+    drawScore(seat, table.info),
+    seat.penaltyCards.length ? h("div", { class: "cv-penalty", "data-penalty-cards": true, title: "penalty cards in front" }, ...seat.penaltyCards.map((c) => card(table.info, c, { class: "cv-card cv-small" }))) : null,
+    h("div", { class: "cv-hand", "data-hand": true }, ...seat.hand.map((c) => card(table.info, c))),
   );
 }
 
 const cucumber = () => h("i", { class: "cv-cucumber" });
 
-/** Cucumbers as icons (Five Cucumbers: 6 is out) or Concombre points (21 is the line). */
-function drawScore(seat, concombre) {
+/** Cucumbers as icons (Five Cucumbers: 6 is out) or points (Concombre: 21 is the line). */
+function drawScore(seat, info) {
   const attrs = { class: "cv-score", "data-score": seat.score };
-  if (concombre) return h("div", attrs, `${seat.score} pts`);
+  if (!info.icons) return h("div", attrs, `${seat.score} ${info.shortUnit}`);
   // Drawn with CSS rather than an emoji, which not every system has a font for.
   const icons = Array.from({ length: Math.min(Math.max(seat.score, 0), 12) }, cucumber);
   return h("div", { ...attrs, title: `${seat.score} cucumbers` }, h("span", { class: "cv-icons", "aria-hidden": "true" }, ...icons), ` ${seat.score} cucumber${seat.score === 1 ? "" : "s"}`);
@@ -271,7 +270,7 @@ function drawCenter(table) {
     h(
       "figure",
       { class: "cv-play", "data-play-seat": p.seat, "data-card": p.card, "data-auto": p.auto, "data-winner": trick.complete && trick.winner === p.seat && p === lastOfWinner(trick) },
-      card(p.card),
+      card(table.info, p.card),
       h("figcaption", {}, name(p.seat), p.auto ? h("em", {}, " auto") : null),
     ),
   );
@@ -291,8 +290,8 @@ const lastOfWinner = (trick) => [...trick.plays].reverse().find((p) => p.seat ==
 
 function drawResult(table, name) {
   const r = table.result;
-  const unit = table.concombre ? "points" : "cucumbers";
-  const lines = [h("b", {}, `${name(r.loser)} loses the round`), ` with ${r.card}: +${r.penalty} ${unit}`, r.doubled ? " (doubled: a 1 in the last trick)" : ""];
+  const unit = table.info.unit;
+  const lines = [h("b", {}, `${name(r.loser)} loses the round`), ` with ${cardName(table.info, r.card)}: +${r.penalty} ${unit}`, r.doubled ? " (doubled: a 1 in the last trick)" : ""];
   const seats = (list) => list.map(name).join(", ");
   return h(
     "div",
