@@ -338,6 +338,47 @@ def test_without_ssl_cert_reqs_the_broker_does_not_check_the_certificate() -> No
     assert connection.ssl == {"ssl_cert_reqs": ssl.CERT_NONE}
 
 
+# --- make stack-check ----------------------------------------------------------------------
+
+
+def test_make_stack_check_is_its_own_target_outside_make_test() -> None:
+    makefile = (REPO / "Makefile").read_text()
+    assert re.search(
+        r"^stack-check: install\n\t\$\(BIN\)/python deploy/stack_check.py$", makefile, re.MULTILINE
+    )
+    test_target = re.search(r"^test: (.*)$", makefile, re.MULTILINE)
+    assert test_target is not None and "stack-check" not in test_target[1]
+    assert "stack-check" in re.search(r"^\.PHONY: (.*)$", makefile, re.MULTILINE)[1]  # type: ignore[index]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the staging folder is given to uid 1000")
+def test_the_stack_checks_settings_are_fresh_private_and_apart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.syspath_prepend(str(REPO / "deploy"))
+    from stack_support import StackFiles
+
+    made = [
+        StackFiles.generate(tmp_path / name, 8123, {}, "/usr/bin/docker", "web:test")
+        for name in ("a", "b")
+    ]
+    platform = [(files.folder / "platform.env").read_text() for files in made]
+    assert platform[0] != platform[1]  # new secrets each time
+    for files in made:
+        for name in ("platform.env", "arena-worker.env"):
+            assert (files.folder / name).stat().st_mode & 0o077 == 0, name
+        assert files.staging_dir.stat().st_uid == 1000
+        assert (
+            f"redis://:{files.redis_password}@redis:6379/0"
+            in (files.folder / "arena-worker.env").read_text()
+        )
+        assert files.variables["REDIS_PASSWORD"] == files.redis_password
+        host = files.arena_host("rack2")
+        assert host["REDIS_URL"] == f"redis://:{files.redis_password}@redis:6379/0"
+        assert not {"ARENA_ENV_FILE", "ARENA_WORKER_ENV_FILE", "WEB_PORT"} & set(host)
+        assert host["ARENA_STAGING_DIR"] != files.variables["ARENA_STAGING_DIR"]
+
+
 # --- storage selection -------------------------------------------------------------------
 
 
