@@ -32,7 +32,15 @@ from typing import Any
 import docker
 from docker.errors import ImageNotFound
 from offline_images import OfflineImageError, build_offline_images, buildkit_client
-from stack_support import Clock, Compose, StackCheckFailed, StackFiles, compose_command, wait_for
+from stack_support import (
+    Clock,
+    Compose,
+    StackCheckFailed,
+    StackFiles,
+    compose_command,
+    inspect,
+    wait_for,
+)
 from stack_visitor import Visitor
 
 from arena.sandbox.image import IMAGE_NAME, image_tag, up_to_date_base
@@ -52,6 +60,9 @@ class StackCheck(Bot):
     def play(self, view: View) -> int:
         return min(view.legal)
 '''
+#: What only the platform's services may hold: never an arena host's. (DATA_DIR=/data is
+#: the image's default for every container, a path with no volume behind it here.)
+PLATFORM_ONLY = {"DATABASE_URL", "SECRET_KEY", "POSTGRES_PASSWORD", "S3_BUCKET", "S3_ACCESS_KEY_ID"}
 #: Deadlines. Generous: the house bots' validations queue ahead of the upload, and the
 #: first sandbox image build (when none is up to date) takes minutes.
 SERVE_SECONDS = 240
@@ -194,6 +205,16 @@ def second_host_plays(clock: Clock, stack: Compose, host: Compose, name: str) ->
             check=True,
         )
         host.run("start")
+        shown = inspect(host.container_id("arena"))
+        names = sorted(item.split("=", 1)[0] for item in shown["Config"]["Env"])
+        leaked = set(names) & PLATFORM_ONLY
+        mounts = sorted(mount["Destination"] for mount in shown["Mounts"])
+        if leaked or any(mount["Type"] == "volume" for mount in shown["Mounts"]):
+            raise StackCheckFailed(f"the arena host has {sorted(leaked)} / volumes {mounts}")
+        clock.say(
+            f"arena host's settings: {', '.join(n for n in names if n != 'PATH')};"
+            f" mounts: {', '.join(mounts)}"
+        )
         host.wait_logged("arena", " ready.", SERVE_SECONDS)
         match = wait_for(
             f"finished match played by a worker named {name}-*",
