@@ -105,11 +105,16 @@ class StackFiles:
             "POSTGRES_PASSWORD": db_password,
             "DATABASE_URL": f"postgres://arena:{db_password}@postgres:5432/arena",
             "REDIS_URL": redis_url,
-            # Plain HTTP on the loopback, no proxy in front: the visitor is the client.
+            # Plain HTTP on the loopback, no proxy in front: the visitor is the client. Said
+            # explicitly, as production's defaults (redirect to HTTPS, HSTS, secure cookies)
+            # would turn it away.
             "ALLOWED_HOSTS": "127.0.0.1,localhost",
             "CSRF_TRUSTED_ORIGINS": f"http://127.0.0.1:{port}",
             "BEHIND_TLS_PROXY": "0",
             "SECURE_COOKIES": "0",
+            "SECURE_SSL_REDIRECT": "0",
+            "SECURE_HSTS_SECONDS": "0",
+            "EMAIL_BACKEND": "console",  # nothing is mailed from a throwaway stack
             "TRUSTED_PROXIES": "0",
             "LADDER_TOP_UP_SECONDS": "5",
         }
