@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test test-busy lint sandbox services run format bench clean
+.PHONY: install test test-busy lint sandbox services run format bench stack-check clean
 
 install: $(STAMP)
 
@@ -61,6 +61,13 @@ bench: sandbox services
 	$(BIN)/python benchmarks/docker_sandbox.py
 	$(BIN)/python benchmarks/pipeline.py
 	$(BIN)/python benchmarks/pages.py
+
+# docker-compose.yml for real (minutes; not part of make test): every image built (from
+# stand-ins made of Debian's packages where no registry answers), the stack started as a
+# throwaway compose project, driven over HTTP from sign-up to rated matches and replays, a
+# second arena host from deploy/arena-host.yml, a backup restored; then down -v.
+stack-check: install
+	$(BIN)/python deploy/stack_check.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -1,8 +1,10 @@
-# syntax=docker/dockerfile:1
 # The platform's image: web (gunicorn), Celery worker and beat run the same code.
-#   docker build -f deploy/web.Dockerfile -t cucumber-arena-web .      (from the repository)
+#   DOCKER_BUILDKIT=1 docker build -f deploy/web.Dockerfile -t cucumber-arena-web .
+# BuildKit reads this file's own deploy/web.Dockerfile.dockerignore (the classic builder
+# would send the whole repository, local env files included). No "# syntax=" line: it
+# would make BuildKit pull its frontend from a registry; the built-in one suffices.
 # Both bases are build arguments, so a host with a registry mirror (or no registry and
-# images of its own) can substitute them.
+# images of its own, deploy/offline_images.py) can substitute them.
 ARG PYTHON_IMAGE=python:3.12-slim
 # The worker runs bots through the Engine API on the host's socket (arena/sandbox); the
 # client binary, from Docker's official CLI image, serves `python -m arena image` (pulls).

@@ -1,8 +1,10 @@
-"""The production deployment: docker-compose.yml, the platform's image, gunicorn's settings,
-the settings example, and the storage selection (S3 when ``S3_BUCKET`` is set).
+"""The production deployment: docker-compose.yml, the arena host's compose file, the
+platform's image and its offline stand-ins, gunicorn's settings, the settings examples, the
+broker URL's password and TLS, and the storage selection (S3 when ``S3_BUCKET`` is set).
 
-No image can be pulled here, so the files are checked statically, and by ``docker compose
-config`` (or Debian's ``docker-compose``) when one is installed."""
+The files are checked statically here, and by ``docker compose config`` (or Debian's
+``docker-compose``) when one is installed; ``make stack-check`` (minutes, not part of
+``make test``) builds and runs them for real."""
 
 from __future__ import annotations
 
@@ -24,6 +26,8 @@ DOCKERFILE = REPO / "deploy" / "web.Dockerfile"
 ENV_EXAMPLE = REPO / "deploy" / "production.env.example"
 SETTINGS = REPO / "platform" / "web" / "settings.py"
 ARENA_ENV_EXAMPLE = REPO / "deploy" / "arena-worker.env.example"
+ARENA_HOST = REPO / "deploy" / "arena-host.yml"
+OFFLINE = REPO / "deploy" / "offline"
 #: The services that run platform code (Django, the database, the data volume).
 PLATFORM_SERVICES = {"migrate", "web", "beat"}
 SECRETS = {
@@ -35,9 +39,20 @@ SECRETS = {
 }
 
 
-def compose() -> dict[str, Any]:
-    loaded: dict[str, Any] = yaml.safe_load(COMPOSE.read_text())
+def compose(path: Path = COMPOSE) -> dict[str, Any]:
+    loaded: dict[str, Any] = yaml.safe_load(path.read_text())
     return loaded
+
+
+def compose_command() -> list[str] | None:
+    if shutil.which("docker-compose"):
+        return ["docker-compose"]
+    if subprocess.run(["docker", "compose", "version"], capture_output=True).returncode == 0:
+        return ["docker", "compose"]
+    message = "neither docker-compose nor the compose plugin is installed (make sandbox)"
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(message)
+    pytest.skip(message)
 
 
 def env_example() -> dict[str, str]:
@@ -162,28 +177,212 @@ def test_gunicorn_settings_load(monkeypatch: pytest.MonkeyPatch) -> None:
     assert values["worker_tmp_dir"] == "/dev/shm"
 
 
-def test_compose_config_validates() -> None:
-    if shutil.which("docker-compose"):
-        command = ["docker-compose"]
-    elif subprocess.run(["docker", "compose", "version"], capture_output=True).returncode == 0:
-        command = ["docker", "compose"]
-    else:
-        message = "neither docker-compose nor the compose plugin is installed (make sandbox)"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-    result = subprocess.run(
-        [*command, "-f", str(COMPOSE), "config", "-q"],
-        cwd=REPO,
+def compose_config(path: Path, **variables: str) -> subprocess.CompletedProcess[str]:
+    command = compose_command()
+    assert command is not None
+    scrub = {"REDIS_URL", "ARENA_ENV_FILE", "ARENA_WORKER_ENV_FILE"}
+    return subprocess.run(
+        [*command, "-p", "deploy-files-test", "-f", str(path), "config", "-q"],
+        cwd=path.parent,
         capture_output=True,
         text=True,
-        env={
-            **os.environ,
-            "ARENA_ENV_FILE": str(ENV_EXAMPLE),
-            "ARENA_WORKER_ENV_FILE": str(ARENA_ENV_EXAMPLE),
-        },
+        env={**{k: v for k, v in os.environ.items() if k not in scrub}, **variables},
+    )
+
+
+def test_compose_config_validates() -> None:
+    result = compose_config(
+        COMPOSE, ARENA_ENV_FILE=str(ENV_EXAMPLE), ARENA_WORKER_ENV_FILE=str(ARENA_ENV_EXAMPLE)
     )
     assert result.returncode == 0, result.stderr
+
+
+def test_the_arena_host_file_validates_and_insists_on_a_broker_url() -> None:
+    given = compose_config(ARENA_HOST, REDIS_URL="rediss://:secret@broker.example:6380/0")
+    assert given.returncode == 0, given.stderr
+    missing = compose_config(ARENA_HOST)
+    assert missing.returncode != 0
+    assert "set REDIS_URL to the broker" in missing.stderr
+
+
+# --- images: the registry's by default, offline stand-ins by build argument ----------------
+
+
+def test_images_are_the_standard_ones_unless_compose_variables_say_otherwise() -> None:
+    spec = compose()
+    services = spec["services"]
+    assert services["postgres"]["image"] == "${POSTGRES_IMAGE:-postgres:16}"
+    assert services["redis"]["image"] == "${REDIS_IMAGE:-redis:7}"
+    builds = [services[name]["build"] for name in ("web", "worker", "migrate", "beat")]
+    builds.append(compose(ARENA_HOST)["services"]["arena"]["build"])
+    for build in builds:
+        assert build["dockerfile"] == "deploy/web.Dockerfile"
+        assert build["args"] == {
+            "PYTHON_IMAGE": "${PYTHON_IMAGE:-python:3.12-slim}",
+            "DOCKER_CLI_IMAGE": "${DOCKER_CLI_IMAGE:-docker:27-cli}",
+        }
+    # Every service of platform code runs the one image, whose tag a variable can change.
+    images = {services[name]["image"] for name in ("web", "worker", "migrate", "beat")}
+    assert images == {"${WEB_IMAGE:-cucumber-arena-web:latest}"}
+    assert compose(ARENA_HOST)["services"]["arena"]["image"] == images.pop()
+
+
+def test_the_dockerfile_pulls_no_buildkit_frontend() -> None:
+    # "# syntax=docker/dockerfile:1" makes BuildKit fetch its frontend from a registry.
+    assert not re.search(r"^#\s*syntax\s*=", DOCKERFILE.read_text(), re.MULTILINE)
+
+
+def test_offline_recipes_build_on_the_debian_base_with_the_official_contracts() -> None:
+    recipes = sorted(OFFLINE.glob("*.Dockerfile"))
+    assert {path.name for path in recipes} == {
+        "python.Dockerfile",
+        "postgres.Dockerfile",
+        "redis.Dockerfile",
+        "docker-cli.Dockerfile",
+    }
+    for path in recipes:
+        text = path.read_text()
+        assert re.search(r"^ARG DEBIAN_IMAGE=\S+$", text, re.MULTILINE), path.name
+        assert re.search(r"^FROM \$\{DEBIAN_IMAGE\}", text, re.MULTILINE), path.name
+    python = (OFFLINE / "python.Dockerfile").read_text()
+    assert "PIP_NO_INDEX=1" in python and "PIP_FIND_LINKS=/opt/wheels" in python
+    # What docker-compose.yml and web.Dockerfile expect of the images they replace.
+    assert "PGDATA=/var/lib/postgresql/data" in (OFFLINE / "postgres.Dockerfile").read_text()
+    entrypoint = OFFLINE / "postgres-entrypoint.sh"
+    assert os.access(entrypoint, os.X_OK)
+    for variable in ("POSTGRES_USER", "POSTGRES_PASSWORD", "POSTGRES_DB"):
+        assert variable in entrypoint.read_text()
+    assert "WORKDIR /data" in (OFFLINE / "redis.Dockerfile").read_text()
+    assert "/usr/local/bin/docker" in (OFFLINE / "docker-cli.Dockerfile").read_text()
+    assert os.access(OFFLINE / "debian-base.sh", os.X_OK)
+
+
+def test_offline_images_name_exactly_the_variables_compose_reads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.syspath_prepend(str(REPO / "deploy"))
+    from offline_images import OfflineImages
+
+    variables = OfflineImages("p", "d", "pg", "r").compose_variables()
+    text = COMPOSE.read_text()
+    for name in variables:
+        assert "${" + name + ":-" in text, name
+
+
+# --- the arena host and the broker --------------------------------------------------------
+
+
+def test_the_arena_host_gets_the_broker_and_the_engine_and_nothing_else() -> None:
+    spec = compose(ARENA_HOST)
+    assert set(spec) == {"services"}  # no named volume, no network of its own
+    (arena,) = spec["services"].values()
+    assert set(arena["environment"]) == {"REDIS_URL", "CUCUMBERS_SANDBOX_STAGING_DIR"}
+    assert arena["env_file"] == "${ARENA_WORKER_ENV_FILE:-arena-worker.env.example}"
+    staging = arena["environment"]["CUCUMBERS_SANDBOX_STAGING_DIR"]
+    assert arena["volumes"] == [
+        "/var/run/docker.sock:/var/run/docker.sock",
+        f"{staging}:{staging}",
+    ]
+    assert "ports" not in arena and "depends_on" not in arena
+    text = ARENA_HOST.read_text()
+    for name in SECRETS | {"DATABASE_URL", "DATA_DIR", "S3_BUCKET", "arena-data"}:
+        assert name not in text, name
+    command = " ".join(arena["command"])
+    assert "exec python -m arena worker --name" in command
+    assert "ARENA_HOST_NAME" in command and "ARENA_HOST_NAME" in arena["healthcheck"]["test"][1]
+
+
+def test_redis_takes_the_password_compose_is_given() -> None:
+    redis = compose()["services"]["redis"]
+    command = redis["command"]
+    assert command[command.index("--requirepass") + 1] == "${REDIS_PASSWORD:-}"
+    assert redis["environment"] == {"REDIS_PASSWORD": "${REDIS_PASSWORD:-}"}
+    probe = redis["healthcheck"]["test"][1]
+    assert "REDISCLI_AUTH" in probe and "grep -q PONG" in probe  # NOAUTH is not healthy
+    assert "ports" not in redis  # the compose network only
+
+
+@pytest.mark.parametrize(
+    ("url", "password", "tls"),
+    [
+        ("redis://:s3cret@redis:6379/0", "s3cret", False),
+        ("rediss://:s3cret@broker.example.org:6380/0?ssl_cert_reqs=required", "s3cret", True),
+        ("rediss://rack2:s3cret@broker.example.org:6380/0?ssl_cert_reqs=required", "s3cret", True),
+    ],
+)
+def test_the_broker_url_carries_a_password_and_checked_tls(
+    url: str, password: str, tls: bool
+) -> None:
+    import ssl
+
+    import kombu
+    import redis
+
+    from arena.broker import BrokerSettings
+
+    settings = BrokerSettings.from_env({"REDIS_URL": url}).celery()
+    assert settings["broker_url"] == url  # handed to Celery whole, never re-assembled
+    connection = kombu.Connection(settings["broker_url"])
+    assert connection.password == password
+    if tls:  # as the docs say to write it: the certificate is checked
+        assert connection.ssl == {"ssl_cert_reqs": ssl.CERT_REQUIRED}
+    else:
+        assert not connection.ssl
+    # The platform's cache (Django's RedisCache) reads REDIS_URL with redis-py.
+    pool = redis.ConnectionPool.from_url(url)
+    assert pool.connection_kwargs["password"] == password
+    assert (pool.connection_class is redis.SSLConnection) is tls
+
+
+def test_without_ssl_cert_reqs_the_broker_does_not_check_the_certificate() -> None:
+    # Why the docs insist on ?ssl_cert_reqs=required: kombu's default for rediss://.
+    import ssl
+
+    import kombu
+
+    connection = kombu.Connection("rediss://:s3cret@broker.example.org:6380/0")
+    assert connection.ssl == {"ssl_cert_reqs": ssl.CERT_NONE}
+
+
+# --- make stack-check ----------------------------------------------------------------------
+
+
+def test_make_stack_check_is_its_own_target_outside_make_test() -> None:
+    makefile = (REPO / "Makefile").read_text()
+    assert re.search(
+        r"^stack-check: install\n\t\$\(BIN\)/python deploy/stack_check.py$", makefile, re.MULTILINE
+    )
+    test_target = re.search(r"^test: (.*)$", makefile, re.MULTILINE)
+    assert test_target is not None and "stack-check" not in test_target[1]
+    assert "stack-check" in re.search(r"^\.PHONY: (.*)$", makefile, re.MULTILINE)[1]  # type: ignore[index]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the staging folder is given to uid 1000")
+def test_the_stack_checks_settings_are_fresh_private_and_apart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.syspath_prepend(str(REPO / "deploy"))
+    from stack_support import StackFiles
+
+    made = [
+        StackFiles.generate(tmp_path / name, 8123, {}, "/usr/bin/docker", "web:test")
+        for name in ("a", "b")
+    ]
+    platform = [(files.folder / "platform.env").read_text() for files in made]
+    assert platform[0] != platform[1]  # new secrets each time
+    for files in made:
+        for name in ("platform.env", "arena-worker.env"):
+            assert (files.folder / name).stat().st_mode & 0o077 == 0, name
+        assert files.staging_dir.stat().st_uid == 1000
+        assert (
+            f"redis://:{files.redis_password}@redis:6379/0"
+            in (files.folder / "arena-worker.env").read_text()
+        )
+        assert files.variables["REDIS_PASSWORD"] == files.redis_password
+        host = files.arena_host("rack2")
+        assert host["REDIS_URL"] == f"redis://:{files.redis_password}@redis:6379/0"
+        assert not {"ARENA_ENV_FILE", "ARENA_WORKER_ENV_FILE", "WEB_PORT"} & set(host)
+        assert host["ARENA_STAGING_DIR"] != files.variables["ARENA_STAGING_DIR"]
 
 
 # --- storage selection -------------------------------------------------------------------

@@ -1,0 +1,354 @@
+#!/usr/bin/env python3
+"""``make stack-check``: docker-compose.yml built, started and used as a user would use it.
+
+Every image of the compose file is built (on a host with no registry, from the offline
+stand-ins of ``deploy/offline_images.py``), the stack starts as its own compose project
+with a throwaway env file (generated secrets, a password on Redis, a free port on
+127.0.0.1), and a visitor drives it over HTTP through the published port: signs up with
+the site's form, makes an API token, uploads a bot, waits for its validation in the
+sandbox (containers on this host's engine, started by the worker through the socket), for
+a rated ladder match and its rating change, and opens the match page and a replay. Then a
+second arena host from ``deploy/arena-host.yml`` (another compose project that shares no
+volume and knows no database, only the broker URL) must play matches from the same queue.
+Last, ``pg_dump`` of the stack restored into a fresh stack must show the same leaderboard.
+Whatever happens, both projects are taken down with their volumes (``down -v``).
+
+Each step prints its time; every wait is for an event, with a deadline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import secrets
+import socket
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+from typing import Any
+
+import docker
+from docker.errors import ImageNotFound
+from offline_images import OfflineImageError, build_offline_images, buildkit_client
+from stack_support import (
+    Clock,
+    Compose,
+    StackCheckFailed,
+    StackFiles,
+    compose_command,
+    inspect,
+    wait_for,
+)
+from stack_visitor import Visitor
+
+from arena.sandbox.image import IMAGE_NAME, image_tag, up_to_date_base
+
+REPO = Path(__file__).resolve().parents[1]
+COMPOSE_FILE = REPO / "docker-compose.yml"
+ARENA_HOST_FILE = REPO / "deploy" / "arena-host.yml"
+#: The images docker-compose.yml names by default; present or pullable means a registry.
+REGISTRY_IMAGES = ("postgres:16", "redis:7", "python:3.12-slim", "docker:27-cli")
+BOT_NAME = "stackbot"
+BOT_SOURCE = '''from cucumbers import Bot, View
+
+
+class StackCheck(Bot):
+    """Plays its lowest legal card."""
+
+    def play(self, view: View) -> int:
+        return min(view.legal)
+'''
+#: What only the platform's services may hold: never an arena host's. (DATA_DIR=/data is
+#: the image's default for every container, a path with no volume behind it here.)
+PLATFORM_ONLY = {"DATABASE_URL", "SECRET_KEY", "POSTGRES_PASSWORD", "S3_BUCKET", "S3_ACCESS_KEY_ID"}
+#: Deadlines. Generous: the house bots' validations queue ahead of the upload, and the
+#: first sandbox image build (when none is up to date) takes minutes.
+SERVE_SECONDS = 240
+VERDICT_SECONDS = 600
+MATCH_SECONDS = 600
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def registry_reachable(docker: str) -> bool:
+    """Whether the standard images are here, or one can be pulled within 30 s."""
+    if all(_succeeds([docker, "image", "inspect", name]) for name in REGISTRY_IMAGES):
+        return True
+    try:
+        return _succeeds([docker, "pull", "--quiet", "redis:7"], timeout=30)
+    except subprocess.TimeoutExpired:
+        return False
+
+
+def _succeeds(command: list[str], timeout: float | None = None) -> bool:
+    return subprocess.run(command, capture_output=True, timeout=timeout).returncode == 0
+
+
+@contextmanager
+def sandbox_image_kept(clock: Clock, project: str) -> Iterator[None]:
+    """The stack's arena workers build the sandbox image on this engine unless the one
+    tagged ``cucumbers-sandbox:<version>`` is up to date with this tree, and a rebuild
+    removes the image it replaced once nothing tags it. On a host shared with other
+    checkouts that image may be someone else's: a tag of ours holds it until the end."""
+    client = docker.from_env()
+    try:
+        current = client.images.get(image_tag())
+    except ImageNotFound:
+        clock.say(f"sandbox image {image_tag()}: none yet, the stack's worker builds it")
+        yield
+        return
+    if up_to_date_base(client):
+        clock.say(f"sandbox image {image_tag()}: up to date with this tree, reused")
+        yield
+        return
+    keep = f"{IMAGE_NAME}:kept-by-{project}"
+    current.tag(keep)
+    clock.say(
+        f"sandbox image {image_tag()}: other inputs; the worker rebuilds it, {keep} holds"
+        " the old one meanwhile"
+    )
+    try:
+        yield
+    finally:
+        if len(client.images.get(keep).tags) > 1:
+            client.images.remove(keep)  # only the tag: the image has another one
+        else:
+            clock.say(f"{keep} left in place: nothing else tags that image now")
+
+
+# --- the checks, in order --------------------------------------------------------------
+
+
+def stack_starts(clock: Clock, stack: Compose, build_log: Path) -> None:
+    with clock.step("images built (build of every image of docker-compose.yml)"):
+        stack.run("build", log=build_log)
+    with clock.step("stack healthy (postgres, redis, migrate, web, worker, beat)"):
+        stack.run("up", "-d", "--no-build")
+        for service in ("postgres", "redis", "web"):
+            stack.wait_healthy(service, SERVE_SECONDS)
+        Visitor(stack.base_url).wait_until_serving()
+        # The arena worker's health check is slow to start (its image build may take
+        # minutes); its readiness is Celery's own word.
+        stack.wait_logged("worker", " ready.", SERVE_SECONDS)
+        stack.wait_logged("beat", " ready.", SERVE_SECONDS)
+
+
+def user_plays(clock: Clock, visitor: Visitor) -> None:
+    """Sign up, token, upload, validation, a rated ladder match, its pages."""
+    username = f"stack{secrets.token_hex(3)}"
+    with clock.step("sign up through the site's form, make an API token"):
+        visitor.sign_up(username, f"{username}@example.org", secrets.token_urlsafe(12))
+        token = visitor.make_token("stack-check")
+    with clock.step("upload a bot through the API"):
+        uploaded = visitor.upload(token, BOT_NAME, BOT_SOURCE)
+        bot_id, number = uploaded["bot"]["id"], uploaded["version"]["number"]
+        first_rating = visitor.api(f"/api/bots/{bot_id}/")["rating"]
+        clock.say(f"bot {bot_id} version {number}: {uploaded['version']['status']}")
+    with clock.step("first validation: the bot active after its matches in the sandbox"):
+        version = wait_for(
+            "verdict on the upload",
+            lambda: _decided(visitor.version(token, bot_id, number)),
+            VERDICT_SECONDS,
+        )
+        if version["status"] != "active":
+            raise StackCheckFailed(f"the bot was rejected: {version}")
+        played = visitor.api(f"/api/matches/{version['validation_match']}/", token)
+        clock.say(
+            f"validation match {played['id']}: {played['sandbox']} sandbox, worker"
+            f" {played['worker']}"
+        )
+    with clock.step("first rated match: a ladder match of the bot finished, its rating moved"):
+        match = wait_for("rated ladder match", lambda: visitor.rated_match(bot_id), MATCH_SECONDS)
+        seat = next(p for p in match["participants"] if p["bot"] == bot_id)
+        bot = visitor.api(f"/api/bots/{bot_id}/")
+        if bot["rating"] == first_rating:
+            raise StackCheckFailed(f"rating still {first_rating} after match {match['id']}")
+        clock.say(
+            f"match {match['id']} by worker {match['worker']}: rating"
+            f" {seat['rating_before']:.1f} -> {seat['rating_after']:.1f}; now"
+            f" {bot['rating']:.1f} after {bot['games']} games"
+        )
+    with clock.step("open the match page and a replay"):
+        page = visitor.page(f"/matches/{match['id']}/")
+        if BOT_NAME not in page:
+            raise StackCheckFailed(f"the page of match {match['id']} does not name the bot")
+        replay = visitor.api(f"/api/matches/{match['id']}/games/1/replay/")
+        download = visitor.raw(f"/matches/{match['id']}/games/1/replay.json.gz")
+        if not download.startswith(b"\x1f\x8b"):
+            raise StackCheckFailed("the replay download is not gzip")
+        clock.say(
+            f"match page {len(page)} bytes; replay JSON keys {sorted(replay)[:6]};"
+            f" download {len(download)} bytes of gzip"
+        )
+
+
+def _decided(version: dict[str, Any]) -> dict[str, Any] | None:
+    return version if version["status"] in {"active", "rejected"} else None
+
+
+def second_host_plays(clock: Clock, stack: Compose, host: Compose, name: str) -> None:
+    """An arena host's worker that shares only the broker with the stack plays a match
+    from the same queue: the match record names it, and so does its log."""
+    with clock.step("second arena host (deploy/arena-host.yml) playing from the same queue"):
+        host.run("up", "--no-build", "--no-start")
+        # Its broker URL names the host "redis" on the stack's network: the one thing the
+        # two projects share, as the broker's address is between two machines.
+        subprocess.run(
+            ["docker", "network", "connect", stack.network(), host.container_id("arena")],
+            check=True,
+        )
+        host.run("start")
+        shown = inspect(host.container_id("arena"))
+        names = sorted(item.split("=", 1)[0] for item in shown["Config"]["Env"])
+        leaked = set(names) & PLATFORM_ONLY
+        mounts = sorted(mount["Destination"] for mount in shown["Mounts"])
+        if leaked or any(mount["Type"] == "volume" for mount in shown["Mounts"]):
+            raise StackCheckFailed(f"the arena host has {sorted(leaked)} / volumes {mounts}")
+        clock.say(
+            f"arena host's settings: {', '.join(n for n in names if n != 'PATH')};"
+            f" mounts: {', '.join(mounts)}"
+        )
+        host.wait_logged("arena", " ready.", SERVE_SECONDS)
+        match = wait_for(
+            f"finished match played by a worker named {name}-*",
+            lambda: Visitor(stack.base_url).match_by_worker(f"{name}-"),
+            MATCH_SECONDS,
+        )
+        if f"match {match['id']} attempt" not in host.logs("arena"):
+            raise StackCheckFailed(f"the arena host's log does not show match {match['id']}")
+        clock.say(f"match {match['id']} ({match['kind']}) played by worker {match['worker']}")
+
+
+def backup_restores(clock: Clock, stack: Compose, fresh: Compose) -> None:
+    """The database (pg_dump) and the data volume (sources, replays) of the stack, restored
+    into a fresh stack that has never run: the same leaderboard, the replays readable."""
+    with clock.step("backup and restore: pg_dump and the data volume into a fresh stack"):
+        stack.run("stop", "beat")  # it records results: no rating changes from here on
+        before = Visitor(stack.base_url).leaderboard()
+        dump = stack.exec_bytes(
+            "postgres", ["sh", "-c", 'pg_dump --format=custom -U "$POSTGRES_USER" "$POSTGRES_DB"']
+        )
+        files = stack.exec_bytes("web", ["tar", "-C", "/data", "-c", "sources", "replays"])
+        fresh.run("up", "-d", "--no-build", "postgres")
+        fresh.wait_healthy("postgres")
+        fresh.exec_bytes(
+            "postgres",
+            ["sh", "-c", 'pg_restore --no-owner -U "$POSTGRES_USER" -d "$POSTGRES_DB"'],
+            stdin=dump,
+        )
+        fresh.run(
+            "run",
+            "--rm",
+            "--no-deps",
+            "-T",
+            "--entrypoint",
+            "tar",
+            "web",
+            "-C",
+            "/data",
+            "-x",
+            stdin=files,
+        )
+        fresh.run("up", "-d", "--no-build", "web")
+        fresh.wait_healthy("web", SERVE_SECONDS)
+        after = Visitor(fresh.base_url).leaderboard()
+        if after != before:
+            raise StackCheckFailed(f"the leaderboards differ:\n{before}\n{after}")
+        latest = Visitor(fresh.base_url).api("/api/matches/?status=finished")["results"][0]
+        Visitor(fresh.base_url).raw(f"/matches/{latest['id']}/games/1/replay.json.gz")
+        clock.say(
+            f"dump {len(dump)} bytes, files {len(files)} bytes; the same leaderboard"
+            f" of {len(after)} bots; match {latest['id']}'s replay read back"
+        )
+
+
+def run(args: argparse.Namespace) -> None:
+    clock = Clock()
+    with clock.step("preflight: engine, compose, which images"):
+        subprocess.run([str(REPO / "deploy" / "ensure-compose.sh")], check=True)
+        docker = buildkit_client()
+        offline = args.images == "offline" or (
+            args.images == "auto" and not registry_reachable(docker)
+        )
+        clock.say(f"compose: {' '.join(compose_command())}; BuildKit client: {docker}")
+        clock.say("images: " + ("offline stand-ins (no registry)" if offline else "registry"))
+    images: dict[str, str] = {}
+    if offline:
+        with clock.step("offline images (Debian's packages, wheels built here)"):
+            try:
+                images = build_offline_images(docker, log=clock.say).compose_variables()
+            except OfflineImageError as error:
+                raise StackCheckFailed(str(error)) from error
+            clock.say(" ".join(f"{name}={image}" for name, image in images.items()))
+    project = f"cucumbers-stack-{secrets.token_hex(3)}"
+    web_image = f"cucumber-arena-web:{project}"
+    # The folder outlives the projects: compose reads their env files to take them down.
+    with tempfile.TemporaryDirectory(prefix=f"{project}-") as tmp, ExitStack() as cleanup:
+        cleanup.callback(_remove_image, web_image, clock)
+        cleanup.enter_context(sandbox_image_kept(clock, project))
+        projects: list[Compose] = []
+
+        def new_project(name: str, file: Path, variables: dict[str, str], port: int) -> Compose:
+            compose = Compose(name, [file], variables, clock.say, port)
+            projects.append(compose)
+            cleanup.callback(compose.down)
+            return compose
+
+        files = StackFiles.generate(Path(tmp) / "stack", free_port(), images, docker, web_image)
+        stack = new_project(project, COMPOSE_FILE, dict(files.variables), files.port)
+        try:
+            stack_starts(clock, stack, Path(tmp) / "build.log")
+            user_plays(clock, Visitor(stack.base_url))
+            host_name = f"{project}-host2"
+            host = new_project(host_name, ARENA_HOST_FILE, files.arena_host(host_name), 0)
+            second_host_plays(clock, stack, host, host_name)
+            if not args.no_backup:
+                fresh_files = StackFiles.generate(
+                    Path(tmp) / "fresh", free_port(), images, docker, web_image
+                )
+                fresh = new_project(
+                    f"{project}-fresh", COMPOSE_FILE, dict(fresh_files.variables), fresh_files.port
+                )
+                backup_restores(clock, stack, fresh)
+        except BaseException:
+            for compose in projects:
+                print(f"--- {compose.project}: last log lines ---\n{compose.logs(tail='20')}")
+            raise
+        finally:
+            print(clock.summary(), flush=True)
+
+
+def _remove_image(tag: str, clock: Clock) -> None:
+    """The platform image this check tagged (its layers stay in the build cache)."""
+    subprocess.run(["docker", "image", "rm", tag], capture_output=True, check=False)
+    clock.say(f"removed image tag {tag}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "--images",
+        choices=["auto", "registry", "offline"],
+        default="auto",
+        help="registry: the standard images; offline: stand-ins from Debian's packages;"
+        " auto (default): offline when no registry answers",
+    )
+    parser.add_argument("--no-backup", action="store_true", help="skip backup and restore")
+    try:
+        run(parser.parse_args())
+    except (StackCheckFailed, subprocess.CalledProcessError) as error:
+        print(f"stack-check: FAILED: {error}", file=sys.stderr, flush=True)
+        return 1
+    print("stack-check: passed", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

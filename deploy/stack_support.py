@@ -1,0 +1,279 @@
+"""What ``deploy/stack_check.py`` drives the stack with: the step clock, waits with
+deadlines, the throwaway settings and a compose project that cleans up after itself."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import subprocess
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+#: The label every sandbox container carries, and the one naming its runner's host
+#: (arena/sandbox/labels.py): the check removes only those its own workers started.
+SANDBOX_LABEL = "org.cucumbers.sandbox"
+RUNNER_HOST_LABEL = "org.cucumbers.runner-host"
+#: The uid of the image's arena user, which writes the staging directory.
+ARENA_UID = 1000
+
+
+class StackCheckFailed(Exception):
+    """A step did not reach its goal; the message says which and what was seen."""
+
+
+@dataclass
+class Clock:
+    """Prints each step with the time it took and the time since the start."""
+
+    started: float = field(default_factory=time.monotonic)
+    steps: list[tuple[str, float, float]] = field(default_factory=list)
+
+    def say(self, message: str) -> None:
+        print(f"[{time.monotonic() - self.started:7.1f} s] {message}", flush=True)
+
+    @contextmanager
+    def step(self, title: str) -> Iterator[None]:
+        begun = time.monotonic()
+        self.say(f"-> {title}")
+        yield
+        took = time.monotonic() - begun
+        self.steps.append((title, took, time.monotonic() - self.started))
+        self.say(f"ok {title} ({took:.1f} s)")
+
+    def summary(self) -> str:
+        rows = [f"  {took:7.1f} s   done at {at:7.1f} s   {name}" for name, took, at in self.steps]
+        return "\n".join(["step timings:", *rows])
+
+
+def wait_for(what: str, check: Callable[[], T | None], timeout: float, every: float = 1.0) -> T:
+    """``check()``'s first true result, asked every ``every`` seconds until ``timeout``.
+    An exception in ``check`` (a page not up yet) counts as not yet, and is reported."""
+    deadline = time.monotonic() + timeout
+    last_error = ""
+    while True:
+        try:
+            result = check()
+        except StackCheckFailed:
+            raise
+        except Exception as error:
+            result, last_error = None, f"; last error: {type(error).__name__}: {error}"
+        if result:
+            return result
+        if time.monotonic() > deadline:
+            raise StackCheckFailed(f"no {what} within {timeout:.0f} s{last_error}")
+        time.sleep(every)
+
+
+def compose_command() -> list[str]:
+    """Compose v2 (``docker compose``) if installed, else Debian's ``docker-compose``."""
+    if subprocess.run(["docker", "compose", "version"], capture_output=True).returncode == 0:
+        return ["docker", "compose"]
+    if shutil.which("docker-compose"):
+        return ["docker-compose"]
+    raise StackCheckFailed("no Docker Compose (deploy/ensure-compose.sh installs one)")
+
+
+@dataclass(frozen=True, slots=True)
+class StackFiles:
+    """One stack's throwaway settings: env files with fresh secrets (mode 0600), a staging
+    directory of its own, and the variables compose itself reads."""
+
+    folder: Path
+    port: int
+    redis_password: str
+    staging_dir: Path
+    variables: Mapping[str, str]
+
+    @classmethod
+    def generate(
+        cls, folder: Path, port: int, images: Mapping[str, str], docker: str, web_image: str
+    ) -> StackFiles:
+        folder.mkdir(mode=0o700, parents=True)
+        db_password, redis_password = secrets.token_hex(16), secrets.token_hex(16)
+        redis_url = f"redis://:{redis_password}@redis:6379/0"
+        platform = {
+            "SECRET_KEY": secrets.token_urlsafe(50),
+            "POSTGRES_USER": "arena",
+            "POSTGRES_DB": "arena",
+            "POSTGRES_PASSWORD": db_password,
+            "DATABASE_URL": f"postgres://arena:{db_password}@postgres:5432/arena",
+            "REDIS_URL": redis_url,
+            # Plain HTTP on the loopback, no proxy in front: the visitor is the client. Said
+            # explicitly, as production's defaults (redirect to HTTPS, HSTS, secure cookies)
+            # would turn it away.
+            "ALLOWED_HOSTS": "127.0.0.1,localhost",
+            "CSRF_TRUSTED_ORIGINS": f"http://127.0.0.1:{port}",
+            "BEHIND_TLS_PROXY": "0",
+            "SECURE_COOKIES": "0",
+            "SECURE_SSL_REDIRECT": "0",
+            "SECURE_HSTS_SECONDS": "0",
+            "EMAIL_BACKEND": "console",  # nothing is mailed from a throwaway stack
+            "TRUSTED_PROXIES": "0",
+            "LADDER_TOP_UP_SECONDS": "5",
+        }
+        worker = {"REDIS_URL": redis_url, "WORKER_CONCURRENCY": "2"}
+        for name, values in (("platform.env", platform), ("arena-worker.env", worker)):
+            path = folder / name
+            path.touch(mode=0o600)
+            path.write_text("".join(f"{key}={value}\n" for key, value in values.items()))
+        staging = folder / "staging"
+        staging.mkdir(mode=0o755)
+        os.chown(staging, ARENA_UID, ARENA_UID)
+        variables = {
+            "ARENA_ENV_FILE": str(folder / "platform.env"),
+            "ARENA_WORKER_ENV_FILE": str(folder / "arena-worker.env"),
+            "ARENA_STAGING_DIR": str(staging),
+            "DOCKER_GID": str(Path("/var/run/docker.sock").stat().st_gid),
+            "REDIS_PASSWORD": redis_password,
+            "WEB_IMAGE": web_image,
+            "WEB_PORT": str(port),
+            **images,
+            # docker-compose 1.29 builds with the classic builder unless told otherwise, and
+            # through the first `docker` on PATH: one that has BuildKit.
+            "COMPOSE_DOCKER_CLI_BUILD": "1",
+            "DOCKER_BUILDKIT": "1",
+            "PATH": f"{Path(docker).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+        }
+        return cls(folder, port, redis_password, staging, variables)
+
+    def arena_host(self, name: str) -> dict[str, str]:
+        """The variables of deploy/arena-host.yml: the broker URL and a staging directory
+        of its own; nothing of the platform's."""
+        staging = self.folder / f"staging-{name}"
+        staging.mkdir(mode=0o755)
+        os.chown(staging, ARENA_UID, ARENA_UID)
+        keep = ("DOCKER_GID", "WEB_IMAGE", "PYTHON_IMAGE", "DOCKER_CLI_IMAGE", "PATH")
+        return {
+            **{key: value for key, value in self.variables.items() if key in keep},
+            "COMPOSE_DOCKER_CLI_BUILD": "1",
+            "DOCKER_BUILDKIT": "1",
+            "REDIS_URL": f"redis://:{self.redis_password}@redis:6379/0",
+            "ARENA_HOST_NAME": name,
+            "ARENA_STAGING_DIR": str(staging),
+        }
+
+
+@dataclass
+class Compose:
+    """One compose project, run with its own variables (never the caller's .env)."""
+
+    project: str
+    files: list[Path]
+    variables: Mapping[str, str]
+    say: Callable[[str], None]
+    port: int = 0
+    #: Host names of the project's containers: their runners' sandbox containers are ours.
+    hostnames: set[str] = field(default_factory=set)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def run(
+        self, *args: str, stdin: bytes = b"", check: bool = True, log: Path | None = None
+    ) -> subprocess.CompletedProcess[bytes]:
+        """``compose -p PROJECT -f FILE... ARGS``, its output captured (and kept in ``log``);
+        a failure raises :class:`StackCheckFailed` with the output's end, unless not
+        ``check``."""
+        command = [*compose_command(), "-p", self.project]
+        for path in self.files:
+            command += ["-f", str(path)]
+        result = subprocess.run(
+            [*command, *args],
+            input=stdin,
+            capture_output=True,
+            env={**os.environ, **self.variables},
+            cwd=self.files[0].parent,
+            check=False,
+        )
+        if log is not None:
+            log.write_bytes(result.stdout + result.stderr)
+        if check and result.returncode != 0:
+            tail = (result.stdout + result.stderr).decode(errors="replace")[-3000:]
+            raise StackCheckFailed(f"{' '.join(args[:2])} of {self.project} failed:\n{tail}")
+        return result
+
+    def container_id(self, service: str) -> str:
+        found = self.run("ps", "-q", service).stdout.decode().split()
+        if not found:
+            raise StackCheckFailed(f"no {service} container in {self.project}")
+        self._remember_hostnames()
+        return found[0]
+
+    def exec_bytes(self, service: str, command: list[str], stdin: bytes = b"") -> bytes:
+        return self.run("exec", "-T", service, *command, stdin=stdin).stdout
+
+    def logs(self, service: str = "", tail: str = "all") -> str:
+        args = ["logs", "--no-color", "--tail", tail, *([service] if service else [])]
+        result = self.run(*args, check=False)
+        return (result.stdout + result.stderr).decode(errors="replace")
+
+    def health(self, service: str) -> str:
+        state = inspect(self.container_id(service))["State"]
+        if state["Status"] in {"exited", "dead"}:
+            raise StackCheckFailed(f"{service} of {self.project} stopped: {state}")
+        return str(state.get("Health", {}).get("Status", "none"))
+
+    def wait_healthy(self, service: str, timeout: float = 180) -> None:
+        begun = time.monotonic()
+        wait_for(f"healthy {service}", lambda: self.health(service) == "healthy", timeout)
+        self.say(f"{service} healthy ({time.monotonic() - begun:.1f} s)")
+
+    def wait_logged(self, service: str, text: str, timeout: float) -> None:
+        begun = time.monotonic()
+        wait_for(f"{text!r} in the log of {service}", lambda: text in self.logs(service), timeout)
+        self.say(f"{service} logged {text!r} ({time.monotonic() - begun:.1f} s)")
+
+    def network(self) -> str:
+        """The project's default network (where its services resolve by name)."""
+        return str(next(iter(inspect(self.container_id("redis"))["NetworkSettings"]["Networks"])))
+
+    def down(self) -> None:
+        """Stop and remove the project with its volumes and networks, then any sandbox
+        container its workers left (a bot ends by itself once its worker is gone; this
+        catches one that did not). Never anything of anyone else's."""
+        self._remember_hostnames()
+        self.run("down", "-v", "--remove-orphans", "-t", "20", check=False)
+        for container in sandbox_containers_of(self.hostnames):
+            subprocess.run(["docker", "rm", "-f", container], capture_output=True, check=False)
+            self.say(f"removed sandbox container {container} left by {self.project}")
+        self.say(f"{self.project}: down -v done")
+
+    def _remember_hostnames(self) -> None:
+        for container in self.run("ps", "-q", check=False).stdout.decode().split():
+            self.hostnames.add(str(inspect(container)["Config"]["Hostname"]))
+
+
+def inspect(container: str) -> Any:
+    """``docker inspect`` of one container, as JSON."""
+    output = subprocess.run(["docker", "inspect", container], capture_output=True, check=True)
+    return json.loads(output.stdout)[0]
+
+
+def sandbox_containers_of(hostnames: set[str]) -> list[str]:
+    """Sandbox containers whose runner ran in one of ``hostnames`` (the labels say)."""
+    if not hostnames:
+        return []
+    listing = subprocess.run(
+        [
+            "docker",
+            "ps",
+            "-a",
+            "--filter",
+            f"label={SANDBOX_LABEL}=1",
+            "--format",
+            f'{{{{.ID}}}} {{{{.Label "{RUNNER_HOST_LABEL}"}}}}',
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout
+    rows = [line.split() for line in listing.splitlines()]
+    return [row[0] for row in rows if len(row) == 2 and row[1] in hostnames]
