@@ -17,10 +17,12 @@ than *its* visibility timeout), so both build them here, from the same variables
 from __future__ import annotations
 
 import os
+import ssl
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
+from urllib.parse import parse_qs, urlsplit
 
 #: Matches someone waits for (a new upload's verdict, a challenge): served first.
 URGENT_QUEUE: Final = "urgent"
@@ -76,9 +78,10 @@ class BrokerSettings:
         )
 
     def celery(self) -> dict[str, Any]:
-        """Celery's ``broker_url`` and ``broker_transport_options``."""
+        """Celery's ``broker_url`` and ``broker_transport_options`` (and ``broker_use_ssl``
+        for TLS)."""
         if self.redis_url:
-            return {
+            options: dict[str, Any] = {
                 "broker_url": self.redis_url,
                 "broker_transport_options": {
                     "visibility_timeout": self.visibility_seconds,
@@ -88,6 +91,13 @@ class BrokerSettings:
                     "queue_order_strategy": "priority",
                 },
             }
+            parts = urlsplit(self.redis_url)
+            if parts.scheme == "rediss" and "ssl_cert_reqs" not in parse_qs(parts.query):
+                # kombu's default for rediss:// checks no certificate (it warns, and talks
+                # to whoever answers): TLS here means a checked server, unless the URL says
+                # otherwise (?ssl_cert_reqs=...).
+                options["broker_use_ssl"] = {"ssl_cert_reqs": ssl.CERT_REQUIRED}
+            return options
         if self.folder is None:
             raise BrokerSettingsError(
                 "no broker: set REDIS_URL (redis://[:password@]host:port/db, or rediss:// for"

@@ -37,6 +37,9 @@ COPY deploy ./deploy
 # (deploy/sandbox/) and the SDK beside the code, and manage.py runs from /app.
 RUN pip install -e ./sdk -e . \
     && python -c "import web, arena, cucumbers, storages"
+# The project's own documents: the site shows the rules, ratings, writing-bots and
+# replay-format pages from them (web/pages/documents.py).
+COPY docs ./docs
 
 USER arena
 EXPOSE 8000

@@ -333,6 +333,7 @@ CHALLENGE_MAX_GAMES = envint("CHALLENGE_MAX_GAMES", 20, minimum=1)
 _BROKER = BrokerSettings.from_env(folder=DATA_DIR / "broker").celery()
 CELERY_BROKER_URL = _BROKER["broker_url"]
 CELERY_BROKER_TRANSPORT_OPTIONS = _BROKER["broker_transport_options"]
+CELERY_BROKER_USE_SSL = _BROKER.get("broker_use_ssl", False)
 # This project's worker serves what arena workers send back (reports first) and the periodic
 # jobs (deploy/run.py, docker-compose.yml); matches go to the arena's queues by name
 # (web/pipeline/dispatch.py). Delivery (acks late...) is arena.broker.DELIVERY (web/celery.py).

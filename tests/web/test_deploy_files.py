@@ -334,14 +334,21 @@ def test_the_broker_url_carries_a_password_and_checked_tls(
     assert (pool.connection_class is redis.SSLConnection) is tls
 
 
-def test_without_ssl_cert_reqs_the_broker_does_not_check_the_certificate() -> None:
-    # Why the docs insist on ?ssl_cert_reqs=required: kombu's default for rediss://.
+def test_without_ssl_cert_reqs_the_broker_still_checks_the_certificate() -> None:
+    # kombu's own default for rediss:// checks nothing; ours does, unless the URL says.
     import ssl
 
     import kombu
 
-    connection = kombu.Connection("rediss://:s3cret@broker.example.org:6380/0")
-    assert connection.ssl == {"ssl_cert_reqs": ssl.CERT_NONE}
+    from arena.broker import BrokerSettings
+
+    url = "rediss://:s3cret@broker.example.org:6380/0"
+    assert kombu.Connection(url).ssl == {"ssl_cert_reqs": ssl.CERT_NONE}
+    settings = BrokerSettings.from_env({"REDIS_URL": url}).celery()
+    connection = kombu.Connection(settings["broker_url"], ssl=settings["broker_use_ssl"])
+    assert connection.ssl == {"ssl_cert_reqs": ssl.CERT_REQUIRED}
+    plain = BrokerSettings.from_env({"REDIS_URL": "redis://redis:6379/0"}).celery()
+    assert "broker_use_ssl" not in plain
 
 
 # --- make stack-check ----------------------------------------------------------------------
@@ -462,3 +469,14 @@ def test_s3_prefixes_must_differ(tmp_path: Path) -> None:
     )
     assert result.returncode != 0
     assert "S3_SOURCES_PREFIX and S3_REPLAYS_PREFIX must differ" in result.stderr
+
+
+def test_both_builders_get_the_same_build_context() -> None:
+    """The classic builder reads .dockerignore, BuildKit the Dockerfile's own: one list."""
+
+    def rules(path: Path) -> list[str]:
+        lines = path.read_text().splitlines()
+        return [line for line in lines if line.strip() and not line.startswith("#")]
+
+    assert rules(REPO / ".dockerignore") == rules(REPO / "deploy/web.Dockerfile.dockerignore")
+    assert "!docs/*.md" in rules(REPO / ".dockerignore")  # the site's documents

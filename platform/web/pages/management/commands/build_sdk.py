@@ -11,4 +11,6 @@ class Command(BaseCommand):
     help = "Build the SDK's wheel that the getting-started page offers (at every deploy)."
 
     def handle(self, *args: Any, **options: Any) -> None:
-        self.stdout.write(f"built {build_wheel()}")
+        wheel = build_wheel()
+        if options["verbosity"]:
+            self.stdout.write(f"built {wheel}")
