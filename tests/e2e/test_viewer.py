@@ -93,6 +93,10 @@ class Viewer:
         self.page = page
         self.root = page.locator(f'[data-viewer-game="{game}"]')
 
+    def take_keys(self) -> None:
+        """Give this viewer the keyboard, as a click on it (not on a control) does."""
+        self.root.locator(".cv-title").click()
+
     def wait(self, position: str) -> None:
         self.page.wait_for_selector(f'[data-position-key="{position}"]')
 
@@ -226,6 +230,7 @@ def test_a_fault_shows_at_its_moment_and_seats_go_out(
 
 def test_keyboard_shortcuts_and_play_pause(page: Any, live_server: Any, match: Match) -> None:
     viewer = open_match(page, live_server, match)
+    viewer.take_keys()
     page.keyboard.press("Shift+ArrowRight")
     viewer.wait(trick_end(GAME_1, 1, 1))
     page.keyboard.press("Shift+ArrowRight")
@@ -326,3 +331,30 @@ def test_the_offline_page_shows_the_same_viewer(page: Any, tmp_path: Path) -> No
     page.keyboard.press("Shift+ArrowLeft")
     viewer.wait(trick_end(replay, rnd, len(replay["rounds"][rnd - 1]["tricks"]) - 1))
     assert viewer.seats_with("data-half") == []
+
+
+def test_the_keys_belong_to_the_viewer_that_has_the_focus_not_to_the_page(
+    page: Any, live_server: Any, match: Match
+) -> None:
+    first = open_match(page, live_server, match)
+    start = first.key
+    # Not focused: the page keeps its keys (the arrows and PgDn scroll, Space pages down).
+    page.locator("h1").click()
+    for key_name in ("ArrowRight", "PageDown", "End", "Space"):
+        page.keyboard.press(key_name)
+    assert first.key == start and first.root.get_attribute("data-playing") != "true"
+    # With game 2 open and focused, the arrows move game 2, never game 1.
+    page.locator('[data-replay-viewer][data-game="2"] summary').click()
+    page.wait_for_selector('[data-replay-viewer][data-game="2"][data-loaded]')
+    second = Viewer(page, 2)
+    second.take_keys()
+    before = second.key
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function(
+        "k => document.querySelector('[data-viewer-game=\"2\"]').dataset.positionKey !== k",
+        arg=before,
+    )
+    assert first.key == start
+    first.take_keys()
+    page.keyboard.press("ArrowRight")
+    first.wait(key(1, 1, 1, 1))

@@ -336,12 +336,18 @@ export function autoMount(doc = document) {
       const viewer = mountViewer(host, replay, { game, onMove: syncHash });
       hub.viewers.set(game, viewer);
       host.addEventListener("focusin", () => (hub.active = viewer));
-      host.addEventListener("pointerdown", () => (hub.active = viewer));
+      // A click on the table (not on a control) gives the viewer the keyboard.
+      host.addEventListener("pointerdown", (event) => {
+        hub.active = viewer;
+        if (!event.target.closest?.("button, a, select, input, summary")) host.focus({ preventScroll: true });
+      });
       if (hub.pending?.game === game) {
         viewer.show(hub.pending);
         hub.active = viewer;
+        host.focus({ preventScroll: true }); // a linked moment: its viewer has the keys
+      } else if (el.dataset.replayInline && elements.length === 1) {
+        host.focus({ preventScroll: true }); // the offline page is this one viewer
       }
-      hub.active ??= viewer;
       el.dataset.loaded = "true";
     } catch (error) {
       host.replaceChildren(h("p", { class: "cv-error", "data-viewer-error": true }, `Could not load the replay: ${error.message}`));
@@ -357,6 +363,7 @@ export function autoMount(doc = document) {
     if (viewer) {
       viewer.show(target);
       hub.active = viewer;
+      (el.querySelector("[data-viewer-body]") ?? el).focus({ preventScroll: true });
     } else if ("open" in el) el.open = true; // the toggle event loads it
     else load(el);
     el.scrollIntoView({ block: "start" });
@@ -371,8 +378,14 @@ export function autoMount(doc = document) {
   return hub;
 }
 
+/**
+ * Keys go to the viewer that holds the focus (a click on its table, Tab, or a linked moment
+ * gives it), never to a viewer elsewhere on the page: the page keeps Space, the arrows,
+ * Home/End and PgUp/PgDn for scrolling everywhere else.
+ */
 function onKey(event, hub) {
-  const viewer = hub.active;
+  const root = event.target.closest?.("[data-viewer-game]");
+  const viewer = root ? hub.viewers.get(Number(root.dataset.viewerGame)) : null;
   if (!viewer || event.target.closest?.("input, select, textarea")) return;
   const action = actionFor(event);
   // Space on a focused button (reached with Tab) presses that button, as everywhere else.
