@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from arena.matchmaking import Candidate, MatchmakingSettings, plan_tables
 from cucumbers.games import rules_for
-from cucumbers.match import SEED_BITS
+from cucumbers.match import SEED_BITS, duplicate_games
 from web.bots.models import Bot, Game
 from web.matches.models import Match, MatchKind, MatchStatus, Participant
 
@@ -61,6 +61,7 @@ def create_match(
     rng: random.Random | None = None,
     send: bool = True,
     games: int | None = None,
+    duplicate: bool = False,
 ) -> Match:
     """A queued match of ``bots`` (their active versions) of ``games`` games (default
     ``MATCH_GAMES``), sent to the arena once the caller's transaction commits; with
@@ -72,7 +73,12 @@ def create_match(
         kind=kind,
         rated=rated,
         seed=seed,
-        games_planned=games or settings.MATCH_GAMES,
+        games_planned=(
+            duplicate_games(games or settings.MATCH_GAMES, len(bots))
+            if duplicate
+            else games or settings.MATCH_GAMES
+        ),
+        duplicate=duplicate,
         requested_by=requested_by,
     )
     Participant.objects.bulk_create(
@@ -109,6 +115,7 @@ def queue_ladder_matches(
                 rated=True,
                 rng=rng,
                 send=send,
+                duplicate=settings.LADDER_DUPLICATE,
             )
             for table in plans
         ]
