@@ -20,7 +20,7 @@ from django.utils import timezone
 from arena import skill
 from arena.rating import INITIAL_RATING
 from cucumbers.faults import FaultKind
-from cucumbers.games import GameName
+from cucumbers.games import GameName, title
 
 BOT_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$"
 bot_name_validator = RegexValidator(
@@ -32,8 +32,9 @@ bot_name_validator = RegexValidator(
 class Game(models.TextChoices):
     """The games, by the engine's names (:class:`cucumbers.games.GameName`)."""
 
-    FIVE_CUCUMBERS = GameName.FIVE_CUCUMBERS.value, "Five Cucumbers"
-    CONCOMBRE = GameName.CONCOMBRE.value, "Concombre"
+    # The titles are the registry's (cucumbers.games), written once, in each game's module.
+    FIVE_CUCUMBERS = GameName.FIVE_CUCUMBERS.value, title(GameName.FIVE_CUCUMBERS)
+    CONCOMBRE = GameName.CONCOMBRE.value, title(GameName.CONCOMBRE)
 
 
 class VersionStatus(models.TextChoices):

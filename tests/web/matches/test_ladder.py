@@ -124,7 +124,7 @@ def test_the_api_queues_a_challenge_and_refuses_beyond_the_hourly_quota(
     ("opponents", "code", "status"),
     [
         ("self", "duplicate_bot", 400),
-        ("other-game", "game_mismatch", 400),
+        ("other-game", "game_mismatch", 409),
         ("missing", "unknown_bot", 404),
         ("too-many", "table_size", 400),
     ],
