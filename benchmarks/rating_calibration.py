@@ -20,7 +20,7 @@ import random
 import statistics
 
 from arena import skill
-from arena.rating import EloSettings, INITIAL_RATING, rate_series
+from arena.rating import INITIAL_RATING, EloSettings, rate_series
 
 
 def draw_order(strengths: list[float], rng: random.Random) -> list[int]:
@@ -44,7 +44,9 @@ def one_run(bots: int, games: int, rng: random.Random) -> tuple[list[bool], list
     for _ in range(games):
         table = rng.sample(range(bots), rng.randint(2, 6))
         places = draw_order([truth[b] for b in table], rng)
-        (game,) = rate_series([elo[b] for b in table], [played[b] for b in table], [places], settings)
+        (game,) = rate_series(
+            [elo[b] for b in table], [played[b] for b in table], [places], settings
+        )
         after = skill.rate_game([skills[b] for b in table], places)
         for i, b in enumerate(table):
             elo[b], skills[b] = game.after[i], after[i]
@@ -78,7 +80,9 @@ def main() -> None:
         headline += h
         margins.append(m)
     per_bot = args.games * 4 / args.bots  # tables of 2-6 seats: 4 seats on average
-    print(f"{args.runs} ladders of {args.bots} bots, {args.games} tables (~{per_bot:.0f} games a bot)")
+    print(
+        f"{args.runs} ladders of {args.bots} bots, {args.games} tables (~{per_bot:.0f} games a bot)"
+    )
     print(f"  mean 95% half-width          {statistics.fmean(margins):7.1f} Elo points")
     print(f"  coverage, companion's mean   {statistics.fmean(own):7.1%}  (target about 95%)")
     print(f"  coverage, Elo (the headline) {statistics.fmean(headline):7.1%}")

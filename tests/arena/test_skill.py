@@ -3,6 +3,7 @@ uncertainty, the leaderboard's 95% interval, narrows as a bot plays."""
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
@@ -28,7 +29,7 @@ def test_the_interval_narrows_with_games_from_a_wide_start() -> None:
         widths.append(skill.half_width(bots[0].sigma))
     assert widths[0] == pytest.approx(1.959964 * 25 / 3 * skill.ELO_PER_SKILL)
     assert widths[0] > 300 > 150 > widths[-1]  # about ±340 at first, ±140 after 100 games
-    assert all(b <= a + 1e-9 for a, b in zip(widths, widths[1:], strict=False))
+    assert all(b <= a + 1e-9 for a, b in itertools.pairwise(widths))
 
 
 def test_a_series_is_its_games_in_order() -> None:
