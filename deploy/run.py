@@ -12,6 +12,7 @@ switch to PostgreSQL and Redis.
 from __future__ import annotations
 
 import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -96,18 +97,39 @@ def stop(children: dict[str, subprocess.Popen[bytes]]) -> None:
             child.wait()
 
 
+def local_secret_key(data_dir: Path) -> str:
+    """This checkout's own secret key, made once and kept in DATA_DIR (0600)."""
+    path = data_dir / "secret_key"
+    if not path.exists():
+        data_dir.mkdir(parents=True, exist_ok=True)
+        path.touch(mode=0o600)
+        path.write_text(secrets.token_urlsafe(50))
+    return path.read_text().strip()
+
+
 def main() -> int:
     env = dict(os.environ)
-    env.setdefault("DEBUG", "1")  # plain http on 127.0.0.1: cookies cannot be TLS-only
     env["PYTHONPATH"] = os.pathsep.join(
         filter(None, [str(REPO / "platform"), env.get("PYTHONPATH", "")])
     )
     env.setdefault("DJANGO_SETTINGS_MODULE", "web.settings")
+    # The production settings (DEBUG off: no debug pages listing the URL patterns, static
+    # files from WhiteNoise as in a deployment), but plain http on this machine: cookies
+    # that are not TLS-only, no redirect to https, no HSTS, e-mail printed here.
+    data_dir = Path(env.get("DATA_DIR") or REPO / ".data").resolve()
+    env.setdefault("SECRET_KEY", local_secret_key(data_dir))
+    for name, value in {
+        "SECURE_COOKIES": "0",
+        "SECURE_SSL_REDIRECT": "0",
+        "SECURE_HSTS_SECONDS": "0",
+        "EMAIL_BACKEND": "console",
+    }.items():
+        env.setdefault(name, value)
     manage("migrate", "--noinput", "-v", "1", env=env)
+    manage("collectstatic", "--noinput", "-v", "0", env=env)
     manage("bootstrap", env=env)
     manage("build_sdk", env=env)  # the SDK the getting-started page offers
     prepare_sandbox(env)
-    data_dir = Path(env.get("DATA_DIR") or REPO / ".data").resolve()
     arena_env = worker_environment(env)
     if not env.get("REDIS_URL"):
         arena_env["CUCUMBERS_BROKER_DIR"] = str(data_dir / "broker")
