@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from cucumbers.match import duplicate_games
 from tests.web.factories import GOOD_BOT, PLAY_FUNCTION_BOT, UserFactory
 from tests.web.matches.arena_helpers import assert_history_consistent, make_active
 from tests.web.matches.celery_worker import (
@@ -82,8 +83,10 @@ def test_a_worker_with_only_the_broker_plays_validation_ladder_and_challenge_mat
     bots = list(Bot.objects.all())
     assert any(bot.rating != 1500.0 for bot in bots)
     assert math.isclose(sum(bot.rating for bot in bots), 3 * 1500.0)  # all provisional: one K
-    seats = sum(m.participants.count() for m in ladder)
-    assert RatingChange.objects.count() == seats * 2  # the ladder's games, not the challenge's
+    # Duplicate deals: each ladder match plays whole seat rotations (MATCH_GAMES rounded up).
+    assert all(m.duplicate and m.games_planned % m.participants.count() == 0 for m in ladder)
+    rated = sum(m.participants.count() * m.games_planned for m in ladder)
+    assert RatingChange.objects.count() == rated  # the ladder's games, not the challenge's
     assert not RatingChange.objects.filter(match=challenge).exists()
     assert challenge.games.count() == 2
     assert_history_consistent(bots)
@@ -124,10 +127,11 @@ def test_a_match_whose_worker_is_killed_is_recorded_once_after_a_restart(
     match.refresh_from_db()
     # The same job, delivered again: the same attempt, recorded once.
     assert match.attempts == 1
-    assert match.games.count() == 40
     seated = list(Bot.objects.filter(participations__match=match))
-    assert RatingChange.objects.filter(match=match).count() == len(seated) * 40
-    assert all(bot.games == 40 for bot in seated)
+    games = duplicate_games(40, len(seated))  # whole seat rotations of duplicate deals
+    assert match.games_planned == match.games.count() == games
+    assert RatingChange.objects.filter(match=match).count() == len(seated) * games
+    assert all(bot.games == games for bot in seated)
     assert_history_consistent(list(Bot.objects.all()))
     assert "playing (ladder)" in arena_log.read_text()
 
