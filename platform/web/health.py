@@ -84,9 +84,7 @@ def ready(request: HttpRequest) -> JsonResponse:
         queued = Match.objects.filter(status=MatchStatus.QUEUED)
         oldest = queued.aggregate(oldest=Min("created_at"))["oldest"]
         body["queued_matches"] = queued.count()
-        body["oldest_queued_seconds"] = (
-            round((now - oldest).total_seconds(), 1) if oldest else None
-        )
+        body["oldest_queued_seconds"] = round((now - oldest).total_seconds(), 1) if oldest else None
         body["running_matches"] = Match.objects.filter(status=MatchStatus.RUNNING).count()
         body["workers_seen"] = sorted(
             set(
