@@ -16,13 +16,13 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 
-import kombu
 from django.conf import settings
 from django.db import connection
 from django.db.models import Min
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
+from kombu.connection import Connection
 
 from arena.broker import LADDER_QUEUE, URGENT_QUEUE
 from web.matches.models import Match, MatchStatus
@@ -52,7 +52,7 @@ def _queue_depths() -> dict[str, int] | None:
     """Messages waiting on each arena queue, as the broker counts them; None when it does
     not answer."""
     try:
-        with kombu.Connection(
+        with Connection(  # type: ignore[no-untyped-call]  # kombu's __init__ is untyped
             settings.CELERY_BROKER_URL,
             transport_options=settings.CELERY_BROKER_TRANSPORT_OPTIONS,
             connect_timeout=2,
