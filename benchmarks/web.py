@@ -55,7 +55,7 @@ from web_fill import MATCHES, fill  # noqa: E402
 REDIS_URL = "redis://127.0.0.1:6379/10"
 TARGET_MS = 100.0
 HOST = "127.0.0.1"
-LISTED_PAGES = 170  # 8,550 listed Five Cucumbers bots at 50 a page
+LISTED_PAGES = 170  # 8,500 listed Five Cucumbers bots at 50 a page
 
 
 def free_port() -> int:
@@ -238,7 +238,7 @@ def main() -> int:
         server = start_gunicorn(env, Path(data_dir) / "gunicorn.log")
         wait_ready(server, port)
         visits = pages(filled.veteran)
-        run_clients(HOST, port, visits, clients=5, seconds=5, think=(0, 0))  # warm-up
+        run_clients(HOST, port, visits, clients=5, seconds=10, think=(0, 0))  # warm-up
         runs = [("visitors", (1.0, 5.0))]
         if not args.skip_saturation:
             runs.append(("saturation", (0.0, 0.0)))

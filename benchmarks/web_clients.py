@@ -79,7 +79,8 @@ def run_clients(
 ) -> Run:
     """``clients`` visitors for ``seconds``, each going through ``pages`` in turn (starting
     at a page of its own, so every page is asked for all the time) with a think time drawn
-    uniformly from ``think`` between two answers."""
+    uniformly from ``think`` between two answers, and before the first (as visitors arrive
+    spread out: a start of 50 requests at once would be a burst no site sees)."""
     tallies = {page.name: Tally() for page in pages}
     lock = threading.Lock()
     start = threading.Barrier(clients + 1)
@@ -89,6 +90,8 @@ def run_clients(
         rng = random.Random(seed * 1000 + number)
         mine = {page.name: Tally() for page in pages}
         start.wait()
+        if think[1] > 0:  # visitors arrive spread out, not all in the same millisecond
+            time.sleep(rng.uniform(0, think[1]))
         turn = number
         while time.monotonic() < deadline[0]:
             page = pages[turn % len(pages)]
