@@ -242,7 +242,7 @@ def main() -> int:
         runs = [("visitors", (1.0, 5.0))]
         if not args.skip_saturation:
             runs.append(("saturation", (0.0, 0.0)))
-        missed = False
+        failed = False
         for name, think in runs:
             print(f"load average before the {name} run: {load_average()}")
             before = server_cpu_seconds(server.pid, database)
@@ -260,11 +260,13 @@ def main() -> int:
                 for error in tally.errors[:3]:
                     print(f"  error: {error}")
             if name == "visitors":
-                missed = any(
-                    t.errors or 1e3 * t.percentile(0.95) >= TARGET_MS for t in run.tallies.values()
-                )
+                slow = [n for n, t in run.tallies.items() if 1e3 * t.percentile(0.95) >= TARGET_MS]
+                print(f"p95 at or above {TARGET_MS:g} ms: {', '.join(slow) or 'none'}")
+            failed = failed or any(t.errors for t in run.tallies.values())
         print(f"\nload average at the end: {load_average()}")
-        return 1 if missed else 0
+        # A page that answers an error is a bug (non-zero exit); a slow one is a figure, as
+        # in the other benchmarks, which a loaded machine moves.
+        return 1 if failed else 0
     finally:
         if server is not None:
             stop(server)
