@@ -61,6 +61,7 @@ bench: sandbox services
 	$(BIN)/python benchmarks/docker_sandbox.py
 	$(BIN)/python benchmarks/pipeline.py
 	$(BIN)/python benchmarks/pages.py
+	$(BIN)/python benchmarks/web.py
 
 # docker-compose.yml for real (minutes; not part of make test): every image built (from
 # stand-ins made of Debian's packages where no registry answers), the stack started as a

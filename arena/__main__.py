@@ -23,6 +23,7 @@ from cucumbers.cli import add_match_arguments, run_match_command
 
 from .broker import MATCH_QUEUES, BrokerSettings, BrokerSettingsError
 from .engine_watch import EngineUnavailable
+from .logs import formatter, log_format
 from .sandbox.errors import SandboxError, SettingsError
 from .sandbox.image import BaseChoice, ImageError, ensure_image
 from .sandbox.reaper import reap_containers
@@ -66,13 +67,16 @@ def cmd_worker(args: argparse.Namespace) -> int:
         broker = BrokerSettings.from_env()
         broker.celery()  # no broker named: say so now, not from inside Celery
         limits = SandboxSettings.from_env()  # a mistyped limit stops the worker here
-    except (BrokerSettingsError, SettingsError) as error:
+        kind = log_format()
+    except (BrokerSettingsError, SettingsError, ValueError) as error:
         print(f"arena: error: {error}", file=sys.stderr)
         return 2
     config = WorkerConfig(
         name=args.name, sandbox=sandbox, staging_dir=limits.staging_dir, runtime=limits.runtime
     )
-    logging.basicConfig(level=logging.INFO, format="[%(asctime)s: %(levelname)s/arena] %(message)s")
+    console = logging.StreamHandler()
+    console.setFormatter(formatter(kind, "[%(asctime)s: %(levelname)s/arena] %(message)s"))
+    logging.basicConfig(level=logging.INFO, handlers=[console])
     try:
         run_worker(
             config, broker, concurrency=args.concurrency, queues=tuple(args.queues.split(","))

@@ -27,6 +27,7 @@ from typing import Any
 
 from celery import Celery
 from celery.exceptions import Reject
+from celery.signals import after_setup_logger, after_setup_task_logger
 
 from .broker import (
     DELIVERY,
@@ -47,6 +48,7 @@ from .contract import (
     load_job,
 )
 from .engine_watch import PING_SECONDS, EngineUnavailable, EngineWatch, require_engine
+from .logs import log_format, use_json_on
 from .playing import play_job
 
 logger = logging.getLogger(__name__)
@@ -74,6 +76,7 @@ WORKER_VARIABLES = (
     "DOCKER_HOST",
     "DOCKER_TLS_VERIFY",
     "DOCKER_CERT_PATH",
+    "LOG_FORMAT",
 )
 #: What any process needs to run.
 PROCESS_VARIABLES = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH")
@@ -110,6 +113,17 @@ app.conf.update(DELIVERY)
 with contextlib.suppress(BrokerSettingsError):
     app.conf.update(BrokerSettings.from_env().celery())
 _config = WorkerConfig(name=socket.gethostname())
+
+
+def _json_lines(logger: logging.Logger, **_: object) -> None:
+    """LOG_FORMAT=json: Celery's handlers (set up when the worker starts, replacing the
+    root logger's) write JSON lines too."""
+    if log_format() == "json":
+        use_json_on(logger)
+
+
+after_setup_logger.connect(_json_lines, weak=False)
+after_setup_task_logger.connect(_json_lines, weak=False)
 
 
 def configure(config: WorkerConfig, broker: BrokerSettings) -> None:

@@ -26,3 +26,33 @@ loglevel = os.environ.get("LOG_LEVEL", "INFO").lower()
 # X-Forwarded-* are trusted from these addresses only (the proxy); Django itself trusts
 # X-Forwarded-Proto when BEHIND_TLS_PROXY=1.
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
+# LOG_FORMAT=json: gunicorn's own lines and the access log as one JSON object per line
+# (arena/logs.py), the access log's fields (method, path, status, duration_ms...) as keys.
+if os.environ.get("LOG_FORMAT", "plain").strip().lower() == "json":
+    logconfig_dict = {
+        "formatters": {
+            "json": {"()": "arena.logs.JsonFormatter"},
+            "access_json": {"()": "arena.logs.AccessJsonFormatter"},
+        },
+        "handlers": {
+            "console": {
+                "class": "logging.StreamHandler",
+                "formatter": "json",
+                "stream": "ext://sys.stdout",
+            },
+            "error_console": {
+                "class": "logging.StreamHandler",
+                "formatter": "json",
+                "stream": "ext://sys.stderr",
+            },
+            "access_console": {
+                "class": "logging.StreamHandler",
+                "formatter": "access_json",
+                "stream": "ext://sys.stdout",
+            },
+        },
+        "loggers": {
+            "gunicorn.error": {"handlers": ["error_console"], "propagate": False},
+            "gunicorn.access": {"handlers": ["access_console"], "propagate": False},
+        },
+    }

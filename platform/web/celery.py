@@ -11,11 +11,14 @@ engine (``deploy/run.py`` starts one of each for ``make run``).
 
 from __future__ import annotations
 
+import logging
 import os
 
 from celery import Celery
+from celery.signals import after_setup_logger, after_setup_task_logger
 
 from arena.broker import DELIVERY
+from arena.logs import log_format, use_json_on
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "web.settings")
 
@@ -23,3 +26,14 @@ app = Celery("web", task_cls="celery.contrib.django.task:DjangoTask")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.conf.update(DELIVERY)
 app.autodiscover_tasks()
+
+
+def _json_lines(logger: logging.Logger, **_: object) -> None:
+    """LOG_FORMAT=json: the worker's log goes through Celery's handlers (Celery replaces the
+    root logger's at start), which then write JSON lines like the web server's."""
+    if log_format() == "json":
+        use_json_on(logger)
+
+
+after_setup_logger.connect(_json_lines, weak=False)
+after_setup_task_logger.connect(_json_lines, weak=False)

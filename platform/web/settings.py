@@ -16,6 +16,7 @@ from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 from arena.broker import MAINTENANCE_QUEUE, REPORT_TASK, REPORTS_QUEUE, STARTED_TASK, BrokerSettings
+from arena.logs import FORMATS
 from cucumbers.viewer_html import VIEWER_DIR
 
 from .env import envbool, envchoice, envint, envlist, envstr
@@ -401,11 +402,18 @@ SPECTACULAR_SETTINGS = {
     ],
 }
 
+# LOG_FORMAT=json: one JSON object per line (time, level, logger, message and the fields of
+# structured events such as the pipeline's), for the web server and the platform's worker
+# alike (web/celery.py gives Celery's handlers the same formatter); arena/logs.py.
+LOG_FORMAT = envchoice("LOG_FORMAT", "plain", FORMATS)
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+        "json": {"()": "arena.logs.JsonFormatter"},
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": envstr("LOG_LEVEL", "INFO")},
     "loggers": {"django.db.backends": {"level": "WARNING"}},
 }

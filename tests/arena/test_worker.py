@@ -5,7 +5,9 @@ tests/web/matches/test_celery_pipeline.py's and test_engine_outage.py's."""
 
 from __future__ import annotations
 
+import io
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -77,6 +79,7 @@ def test_a_worker_is_given_nothing_of_the_platforms_secrets() -> None:
             {"REDIS_URL": "redis://127.0.0.1:9/0", "CUCUMBERS_SANDBOX_MEMORY": "lots"},
             "CUCUMBERS_SANDBOX_MEMORY",
         ),
+        ({"REDIS_URL": "redis://127.0.0.1:9/0", "LOG_FORMAT": "xml"}, "LOG_FORMAT='xml'"),
     ],
 )
 def test_the_worker_command_stops_at_once_on_a_bad_setting(
@@ -137,3 +140,22 @@ def test_a_runtime_the_engine_does_not_know_stops_the_worker_naming_it() -> None
     assert result.returncode == 1, result.stderr
     assert "the Docker engine has no runtime 'kata-nowhere' (it has " in result.stderr
     assert "ready." not in result.stderr  # it never took work
+
+
+def test_with_log_format_json_celerys_handlers_write_json_lines(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from arena import worker
+    from arena.logs import JsonFormatter
+
+    stream = io.StringIO()
+    logger = logging.getLogger("arena-handlers-under-test")
+    logger.addHandler(logging.StreamHandler(stream))
+    logger.propagate = False
+    monkeypatch.setenv("LOG_FORMAT", "json")
+    worker._json_lines(logger)
+    assert isinstance(logger.handlers[0].formatter, JsonFormatter)
+    logger.warning("match %s attempt %s: playing", 3, "a1")
+    entry = json.loads(stream.getvalue())
+    assert (entry["logger"], entry["level"]) == ("arena-handlers-under-test", "WARNING")
+    assert entry["message"] == "match 3 attempt a1: playing"

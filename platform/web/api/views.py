@@ -57,8 +57,12 @@ class LeaderboardView(generics.ListAPIView[Bot]):
         return Bot.objects.on_leaderboard(game).select_related("owner", "active_version")
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        page = self.paginate_queryset(self.get_queryset())
-        assert page is not None and self.paginator is not None
+        listed = self.get_queryset()
+        # The page's ids from the index alone, then those rows (as the leaderboard page).
+        ids = self.paginate_queryset(listed.values_list("pk", flat=True))
+        assert ids is not None and self.paginator is not None
+        found = listed.in_bulk(list(ids))
+        page = [found[pk] for pk in ids if pk in found]
         first = self.paginator.page.start_index()  # type: ignore[attr-defined]
         for offset, bot in enumerate(page):
             # The entry's rank field reads it: on this instance it hides the rank() method.

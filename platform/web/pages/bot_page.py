@@ -7,9 +7,13 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
 from web.bots import access
+from web.bots.models import Bot
+from web.caching import remembered
 from web.matches.models import MatchKind, Participant
 
 from . import versions
@@ -17,6 +21,13 @@ from .chart_svg import page_charts
 from .charts import bot_stats
 
 RECENT_MATCHES = 20
+#: How long a bot's charts and figures are kept (web/caching.py: what may lag meanwhile).
+BOT_STATS_SECONDS = 600
+
+
+def bot_page_key(bot: Bot, what: str) -> str:
+    """A key that changes with every rated game the bot plays."""
+    return f"bot:{bot.pk}:{what}:{bot.games}:{bot.wins}:{bot.rating!r}"
 
 
 def with_opponents(seats: list[Participant]) -> list[tuple[Participant, list[Participant]]]:
@@ -35,7 +46,18 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
     recent = Participant.objects.filter(bot=bot).select_related("match", "version")
     if not private:  # validation matches are the owner's feedback (see matches.access)
         recent = recent.exclude(match__kind=MatchKind.VALIDATION)
-    figures = versions.figures(bot)
+    figures = remembered(
+        bot_page_key(bot, "figures"), BOT_STATS_SECONDS, lambda: versions.figures(bot)
+    )
+    # The charts' markup depends on the bot's history alone (and its name): rendered once
+    # per rated game, not per visit (200 points, their table and the head-to-head rows).
+    charts = remembered(
+        bot_page_key(bot, "charts"),
+        BOT_STATS_SECONDS,
+        lambda: render_to_string(
+            "bots/_charts.html", {"charts": page_charts(bot_stats(bot)), "bot": bot}
+        ),
+    )
     return render(
         request,
         "bots/detail.html",
@@ -50,7 +72,7 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
             "private": private,
             "owner": access.is_owner(request.user, bot),
             "recent": with_opponents(list(recent.order_by("-match_id")[:RECENT_MATCHES])),
-            "charts": page_charts(bot_stats(bot)),
+            "charts_html": mark_safe(charts),  # rendered by the template engine above
         },
     )
 

@@ -3,7 +3,7 @@ rate, provisional marker), the documents (rules, ratings...), the getting-starte
 the SDK's wheel.
 
 Leaderboards are paginated on the partial index ``bot_leaderboard`` (game, rating desc, id):
-a page costs a count and one index range, whatever the number of bots.
+a page costs a count, one index range (its ids) and those rows, whatever the number of bots.
 """
 
 from __future__ import annotations
@@ -29,11 +29,20 @@ def leaderboard(
 ) -> HttpResponse:
     if game not in Game.values:
         raise Http404("no such game")
-    bots = Bot.objects.on_leaderboard(game).select_related("owner")
-    page = Paginator(bots, settings.LEADERBOARD_PAGE_SIZE).get_page(request.GET.get("page"))
+    listed = Bot.objects.on_leaderboard(game)
+    # The page's ids first, from the index alone (an index-only scan, however deep the
+    # page), then those 50 rows: asked for whole rows, PostgreSQL would rather sort all
+    # of the game's bots than walk the index past thousands of them.
+    paginator = Paginator(listed.values_list("pk", flat=True), settings.LEADERBOARD_PAGE_SIZE)
+    page = paginator.get_page(request.GET.get("page"))
+    ids = list(page.object_list)
     offset = page.start_index()
-    rows = [(offset + index, bot) for index, bot in enumerate(page.object_list)]
-    above = bots[offset - 2] if offset > 1 and rows else None  # the last bot of the page before
+    # The bot ranked just above the page (its interval decides the first row's "≈"), by
+    # its id from the same index.
+    above_id = paginator.object_list[offset - 2] if offset > 1 and ids else None
+    found = listed.select_related("owner").in_bulk([*ids, *([above_id] if above_id else [])])
+    rows = [(offset + index, found[pk]) for index, pk in enumerate(ids) if pk in found]
+    above = found.get(above_id) if above_id is not None else None
     return render(
         request,
         "pages/leaderboard.html",

@@ -6,6 +6,8 @@ from __future__ import annotations
 import logging
 from enum import StrEnum
 
+from arena.logs import FIELDS
+
 logger = logging.getLogger("web.pipeline.lifecycle")
 
 
@@ -31,6 +33,7 @@ def _value(value: object) -> str:
 
 
 def log_event(event: MatchEvent, **fields: object) -> None:
-    """One line: ``event=<event>`` then the fields in the order given."""
+    """One line: ``event=<event>`` then the fields in the order given. The same fields ride
+    along as the record's ``fields``, which a JSON line (``LOG_FORMAT=json``) holds as keys."""
     parts = [f"event={event.value}", *(f"{key}={_value(value)}" for key, value in fields.items())]
-    logger.info(" ".join(parts))
+    logger.info(" ".join(parts), extra={FIELDS: {"event": event.value, **fields}})
