@@ -1,8 +1,9 @@
 """The ``cucumbers`` command: write, play, check and watch bots locally.
 
 ``cucumbers new NAME``, ``cucumbers play BOT BOT...``, ``cucumbers validate BOT``,
-``cucumbers replay FILE``, ``cucumbers check-replay FILE|DIR...`` and
-``cucumbers upload FILE --bot NAME``; ``--help`` on each.
+``cucumbers replay FILE``, ``cucumbers check-replay FILE|DIR...``,
+``cucumbers repro REPLAY --seat N BOT`` and ``cucumbers upload FILE --bot NAME``; ``--help``
+on each.
 """
 
 from __future__ import annotations
@@ -284,6 +285,40 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_repro(args: argparse.Namespace) -> int:
+    from .repro import ReplayMismatch, format_result, reproduce
+    from .repro_pytest import pytest_source
+
+    try:
+        replay = load_replay(args.replay)
+        bot = load_bot(args.bot)
+    except ReplayFileError as error:
+        return _fail(str(error))
+    except BotLoadError as error:
+        return _fail(f"{args.bot} is not a usable bot: {error}")
+    players = replay["players"] if isinstance(replay.get("players"), list) else []
+    if not 0 <= args.seat < len(players):
+        seats = ", ".join(f"{s} ({p.get('name')})" for s, p in enumerate(players))
+        return _fail(f"no seat {args.seat} in {args.replay}; its seats: {seats}")
+    limits = Limits(move_seconds=args.per_move, bank_seconds=args.bank)
+    try:
+        result = reproduce(replay, args.seat, bot, limits=limits)
+    except ReplayMismatch as error:
+        return _fail(f"{args.replay}: {error}")
+    name = players[args.seat].get("name", "?")
+    print(f"{args.replay}: seat {args.seat} was {name}; replaying its views to {args.bot}")
+    print(format_result(result))
+    if args.pytest is not None:
+        try:
+            args.pytest.write_text(
+                pytest_source(replay, args.seat, Path(args.bot), args.pytest), encoding="utf-8"
+            )
+        except OSError as error:
+            return _fail(f"cannot write {args.pytest}: {error.strerror or error}")
+        print(f"wrote {args.pytest}: pytest {args.pytest}")
+    return 0 if result.same else 1
+
+
 def cmd_check_replay(args: argparse.Namespace) -> int:
     files = list(iter_replay_files(args.paths))
     if not files:
@@ -393,6 +428,41 @@ def build_parser() -> argparse.ArgumentParser:
         help="write a self-contained page with the replay viewer instead of printing text",
     )
     replay.set_defaults(run=cmd_replay)
+
+    repro = commands.add_parser(
+        "repro",
+        help="replay a recorded game to your bot and find where it plays differently",
+        description="Give BOT, in order, the exact views seat N saw in the recorded game"
+        " (a local replay or one downloaded from the site, .json or .json.gz) and report the"
+        " first move where it plays differently, or the fault it raises, with the view."
+        " Exit status 0 when it plays the same game, 1 when it differs or faults.",
+    )
+    repro.add_argument("replay", type=Path, metavar="REPLAY", help="the replay file")
+    repro.add_argument(
+        "--seat", type=int, required=True, metavar="N", help="the seat whose views to replay"
+    )
+    repro.add_argument("bot", metavar="BOT", help="the bot file (.py) or builtin:NAME")
+    repro.add_argument(
+        "--pytest",
+        type=Path,
+        metavar="FILE",
+        help="also write a self-contained test file (the replay inside) that does the same",
+    )
+    repro.add_argument(
+        "--per-move",
+        type=_seconds,
+        default=Limits().move_seconds,
+        metavar="SECONDS",
+        help="the views' time per move (default: %(default)s, as on the site)",
+    )
+    repro.add_argument(
+        "--bank",
+        type=_seconds,
+        default=Limits().bank_seconds,
+        metavar="SECONDS",
+        help="the views' time bank (default: %(default)s); a move slower than both faults",
+    )
+    repro.set_defaults(run=cmd_repro)
 
     check = commands.add_parser("check-replay", help="check replays against every rule")
     check.add_argument("paths", nargs="+", type=Path, metavar="FILE|DIR")
