@@ -110,9 +110,11 @@ class JobSeat(_Message):
 
 
 class MatchJob(_Message):
-    """What to play: ``games`` games of ``game`` from ``seed`` between ``seats``, seats
-    rotated per game by the SDK's ``seating``. ``attempt`` is the platform's claim on the
-    match: the report echoes it, and only the attempt that holds the match is recorded.
+    """What to play: ``games`` games of ``game`` from ``seed`` between ``seats``, each game's
+    deal and seating from the SDK's ``game_plan`` (``duplicate``: every deal once per seat
+    rotation, so ``games`` is a multiple of the number of seats). ``attempt`` is the
+    platform's claim on the match: the report echoes it, and only the attempt that holds
+    the match is recorded.
 
     ``stop_after_fault_of``: bot indexes whose first fault ends the series after that game
     (validation stops at the first fault of the version it judges).
@@ -128,6 +130,7 @@ class MatchJob(_Message):
     limits: JobLimits
     seats: tuple[JobSeat, ...]
     stop_after_fault_of: tuple[Count, ...] = ()
+    duplicate: bool = False
 
     model_config = ConfigDict(strict=True, extra="forbid", frozen=True, populate_by_name=True)
 
@@ -137,6 +140,8 @@ class MatchJob(_Message):
             rules_for(self.game).check_players(len(self.seats))
         except (KeyError, ValueError) as error:
             raise ValueError(str(error).strip("'\"")) from None
+        if self.duplicate and self.games % len(self.seats):
+            raise ValueError("a duplicate match plays a whole number of seat rotations")
         if any(bot >= len(self.seats) for bot in self.stop_after_fault_of):
             raise ValueError("stop_after_fault_of names a bot the match does not have")
         return self

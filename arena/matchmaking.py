@@ -1,11 +1,15 @@
 """Ladder matchmaking (pure functions, no ORM): which bots sit at the next tables.
 
-A table is built around a *seed* bot, the one with the fewest recent games (a new version
-first among equals, then at random), so that every active bot plays at about the same
-rate. Its opponents are the bots closest to it in Elo after adding some noise (so close
-bots meet most, but everyone meets everyone now and then), with a small penalty for bots
-that already played more than the others. The table size is drawn uniformly over the legal
-range. A bot never sits twice at a table: the candidates are distinct bots.
+A table is built around a *seed* bot: the least busy of the provisional bots (a new
+version finds its level in its first games, so it is seated first), else the one with the
+fewest recent games, then at random; so every active bot plays at about the same rate. Its
+opponents are the bots closest to it in Elo after adding some noise (so close bots meet
+most, but everyone meets everyone now and then), with a small penalty for bots that already
+played more than the others. The table size is drawn uniformly over the legal range. A bot
+never sits twice at a table (the candidates are distinct bots), and two bots of one owner
+never share one while other bots can fill it: collusion between one's own bots is the risk
+of a multiplayer game. Bots without an owner to count (the house's: reference strategies,
+none of them plays for another) may share a table.
 
 :func:`plan_tables` plans several tables at once, counting each planned table as games
 already played, so one planning run spreads its tables over the whole ladder.
@@ -26,13 +30,15 @@ class Candidate:
         bot_id: the bot's id.
         rating: its Elo.
         recent_games: matches it played (or has queued) in the recent window.
-        new_version: its active version has no rated game yet.
+        provisional: its active version has played few rated games yet.
+        owner: whose bot it is; None for bots that may share a table (the house's).
     """
 
     bot_id: int
     rating: float
     recent_games: int = 0
-    new_version: bool = False
+    provisional: bool = False
+    owner: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,11 +63,25 @@ class MatchmakingSettings:
 
 
 def pick_seed(candidates: Sequence[Candidate], rng: random.Random) -> Candidate:
-    """The least busy candidate; new versions first among equals, then at random."""
-    fewest = min(c.recent_games for c in candidates)
-    least_busy = [c for c in candidates if c.recent_games == fewest]
-    fresh = [c for c in least_busy if c.new_version]
-    return rng.choice(fresh or least_busy)
+    """The least busy provisional candidate if there is one, else the least busy one;
+    at random among equals."""
+    pool = [c for c in candidates if c.provisional] or list(candidates)
+    fewest = min(c.recent_games for c in pool)
+    return rng.choice([c for c in pool if c.recent_games == fewest])
+
+
+def _distinct_owners(ranked: Sequence[Candidate], seed: Candidate, wanted: int) -> list[Candidate]:
+    """Up to ``wanted`` of ``ranked`` in order, none of an owner already at the table."""
+    owners = {seed.owner} - {None}
+    chosen: list[Candidate] = []
+    for other in ranked:
+        if len(chosen) == wanted:
+            break
+        if other.owner is None or other.owner not in owners:
+            chosen.append(other)
+            if other.owner is not None:
+                owners.add(other.owner)
+    return chosen
 
 
 def pick_table(
@@ -81,8 +101,12 @@ def pick_table(
         busy = (other.recent_games - fewest) * settings.busy_penalty
         return abs(other.rating - seed.rating) + busy + abs(rng.gauss(0, settings.rating_noise))
 
-    others = sorted((c for c in candidates if c.bot_id != seed.bot_id), key=distance)
-    return [seed, *others[: size - 1]]
+    ranked = sorted((c for c in candidates if c.bot_id != seed.bot_id), key=distance)
+    others = _distinct_owners(ranked, seed, size - 1)
+    if len(others) + 1 < settings.min_players:
+        # Too few other owners for even the smallest table: the nearest bots, owners aside.
+        others = ranked[: settings.min_players - 1]
+    return [seed, *others]
 
 
 def plan_tables(
@@ -102,6 +126,10 @@ def plan_tables(
         tables.append([c.bot_id for c in table])
         for seated in table:
             pool[seated.bot_id] = Candidate(
-                seated.bot_id, seated.rating, seated.recent_games + 1, new_version=False
+                seated.bot_id,
+                seated.rating,
+                seated.recent_games + 1,
+                provisional=seated.provisional,
+                owner=seated.owner,
             )
     return tables

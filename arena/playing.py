@@ -23,7 +23,7 @@ from pathlib import Path
 from time import perf_counter
 
 from cucumbers.games import rules_for
-from cucumbers.match import GameOutcome, game_seed, play_game, seating
+from cucumbers.match import GameOutcome, game_plan, play_game
 from cucumbers.runners import make_runner
 from cucumbers.runners.base import BotSpec
 from cucumbers.runners.hostproc import remove_tree
@@ -104,12 +104,12 @@ def play_job(
                 timings["sandbox_start"] = perf_counter() - started
                 timings["games"] = timings["moves"] = 0.0
                 for number in range(1, job.games + 1):
-                    bots = seating(job.seed, number, len(specs))
+                    deal, bots = game_plan(job.seed, number, len(specs), job.duplicate)
                     started = perf_counter()
                     outcome = play_game(
                         rules,
                         [clients[bot] for bot in bots],
-                        seed=game_seed(job.seed, number),
+                        seed=deal,
                         limits=runner.limits,
                         players=[
                             {"seat": seat, "name": specs[bot].name, **job.seats[bot].player_info()}

@@ -16,13 +16,13 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 
-import kombu
 from django.conf import settings
 from django.db import connection
 from django.db.models import Min
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
+from kombu import Connection  # type: ignore[attr-defined]  # kombu declares no exports
 
 from arena.broker import LADDER_QUEUE, URGENT_QUEUE
 from web.matches.models import Match, MatchStatus
@@ -52,7 +52,7 @@ def _queue_depths() -> dict[str, int] | None:
     """Messages waiting on each arena queue, as the broker counts them; None when it does
     not answer."""
     try:
-        with kombu.Connection(
+        with Connection(  # type: ignore[no-untyped-call]
             settings.CELERY_BROKER_URL,
             transport_options=settings.CELERY_BROKER_TRANSPORT_OPTIONS,
             connect_timeout=2,
@@ -84,9 +84,7 @@ def ready(request: HttpRequest) -> JsonResponse:
         queued = Match.objects.filter(status=MatchStatus.QUEUED)
         oldest = queued.aggregate(oldest=Min("created_at"))["oldest"]
         body["queued_matches"] = queued.count()
-        body["oldest_queued_seconds"] = (
-            round((now - oldest).total_seconds(), 1) if oldest else None
-        )
+        body["oldest_queued_seconds"] = round((now - oldest).total_seconds(), 1) if oldest else None
         body["running_matches"] = Match.objects.filter(status=MatchStatus.RUNNING).count()
         body["workers_seen"] = sorted(
             set(

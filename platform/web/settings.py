@@ -304,6 +304,9 @@ LEADERBOARD_PAGE_SIZE = envint("LEADERBOARD_PAGE_SIZE", 50, minimum=1)
 
 # --- The ladder (docs/arena.md) -------------------------------------------------------------
 MATCH_GAMES = envint("MATCH_GAMES", 5, minimum=1)
+#: Ladder matches play duplicate deals: each deal once per seat rotation, so MATCH_GAMES is
+#: rounded up to a whole number of rotations (5 games: 6 at 2 or 3 seats, 8 at 4, 5 at 5...).
+LADDER_DUPLICATE = envbool("LADDER_DUPLICATE", True)
 ELO_K = envint("ELO_K", 16, minimum=1)
 ELO_PROVISIONAL_K = envint("ELO_PROVISIONAL_K", 48, minimum=1)
 #: Ladder table sizes, clipped to each game's legal range (2-6 and 2-7).

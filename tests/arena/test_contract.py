@@ -11,6 +11,7 @@ import uuid
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from arena.contract import (
     JOB_SCHEMA,
@@ -182,3 +183,11 @@ def test_the_contract_the_player_and_the_worker_import_no_django() -> None:
         "assert not bad, bad\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_duplicate_job_plays_whole_seat_rotations() -> None:
+    seats = len(a_job().seats)
+    assert a_job(duplicate=True, games=2 * seats).duplicate
+    with pytest.raises(ValidationError, match="whole number of seat rotations"):
+        a_job(duplicate=True, games=2 * seats + 1)
+    assert not a_job().duplicate  # a job of an older platform: plain deals

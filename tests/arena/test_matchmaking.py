@@ -24,15 +24,39 @@ def ladder(n: int, spread: float = 40.0) -> list[Candidate]:
     return [Candidate(bot_id=i + 1, rating=1200 + spread * i) for i in range(n)]
 
 
-def test_the_seed_is_the_least_busy_bot_and_new_versions_come_first() -> None:
+def test_the_seed_is_the_least_busy_provisional_bot_else_the_least_busy_one() -> None:
     bots = [
         Candidate(1, 1500, recent_games=3),
         Candidate(2, 1500, recent_games=1),
-        Candidate(3, 1500, recent_games=1, new_version=True),
-        Candidate(4, 1500, recent_games=0, new_version=False),
+        Candidate(3, 1500, recent_games=2, provisional=True),
+        Candidate(4, 1500, recent_games=0),
     ]
-    assert pick_seed(bots, random.Random(1)).bot_id == 4
-    assert pick_seed(bots[:3], random.Random(1)).bot_id == 3
+    # A new version finds its level first, busy or not.
+    assert pick_seed(bots, random.Random(1)).bot_id == 3
+    assert pick_seed([bots[0], bots[1], bots[3]], random.Random(1)).bot_id == 4
+
+
+def test_two_bots_of_one_owner_never_share_a_table_while_others_can_fill_it() -> None:
+    rng = random.Random(5)
+    mine = [Candidate(i, 1500 + i, owner=1) for i in range(1, 5)]  # close in Elo: tempting
+    others = [Candidate(10 + i, 1200 + 60 * i, owner=10 + i) for i in range(5)]
+    for _ in range(200):
+        table = pick_table([*mine, *others], FIVE_CUCUMBERS, rng)
+        assert table is not None
+        owners = [c.owner for c in table]
+        assert len(owners) == len(set(owners)), owners
+
+
+def test_with_too_few_other_owners_the_smallest_table_still_plays() -> None:
+    two_of_mine = [Candidate(1, 1500, owner=1), Candidate(2, 1510, owner=1)]
+    table = pick_table(two_of_mine, FIVE_CUCUMBERS, random.Random(0))
+    assert table is not None and {c.bot_id for c in table} == {1, 2}
+
+
+def test_the_house_bots_may_share_a_table() -> None:
+    house = [Candidate(i, 1500, owner=None) for i in range(1, 7)]
+    sizes = {len(pick_table(house, FIVE_CUCUMBERS, random.Random(s)) or []) for s in range(40)}
+    assert max(sizes) == 6  # a table of six house bots happens
 
 
 def test_too_few_bots_give_no_table() -> None:

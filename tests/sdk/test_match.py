@@ -14,7 +14,7 @@ import pytest
 
 from cucumbers.faults import FaultKind
 from cucumbers.games import CONCOMBRE, FIVE_CUCUMBERS, GameRules
-from cucumbers.match import GameOutcome, game_seed, play_match
+from cucumbers.match import GameOutcome, game_seed, play_match, seating
 from cucumbers.replay import dumps_replay
 from cucumbers.runners.base import BotSpec, Limits
 from cucumbers.runners.inprocess import InProcessRunner
@@ -351,3 +351,20 @@ def test_a_flood_of_output_is_cut_to_the_limit(tmp_path: Path) -> None:
     text = outcome.outputs[seat_of(outcome, 0)]
     assert len(text.encode()) < 1200
     assert "cut" in text
+
+
+@pytest.mark.parametrize("bots", [2, 3, 4, 7])
+def test_a_duplicate_match_plays_each_deal_once_per_seat_rotation(bots: int) -> None:
+    from cucumbers.match import duplicate_games, game_plan, game_seed
+
+    games = duplicate_games(5, bots)
+    assert games % bots == 0 and games >= 5
+    plans = [game_plan(99, number, bots, duplicate=True) for number in range(1, games + 1)]
+    for block in range(games // bots):
+        rotation = plans[block * bots : (block + 1) * bots]
+        assert {deal for deal, _ in rotation} == {game_seed(99, block + 1)}
+        # Every bot sits at every seat once for the deal: each seat's cards once each.
+        for seat in range(bots):
+            assert sorted(seats[seat] for _, seats in rotation) == list(range(bots))
+    # Plain matches keep their own deal and seating per game.
+    assert game_plan(99, 2, bots) == (game_seed(99, 2), seating(99, 2, bots))

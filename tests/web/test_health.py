@@ -36,9 +36,7 @@ def test_ready_reports_the_queues_the_oldest_queued_match_and_recent_workers(
         queue.put({"probe": 1})
         try:
             MatchFactory(kind=MatchKind.LADDER)
-            MatchFactory(
-                status=MatchStatus.RUNNING, worker="rack-1", started_at=timezone.now()
-            )
+            MatchFactory(status=MatchStatus.RUNNING, worker="rack-1", started_at=timezone.now())
             response = client.get("/health/ready")
         finally:
             queue.clear()

@@ -25,6 +25,10 @@ class BotSerializer(serializers.ModelSerializer[Bot]):
         source="active_version.number", read_only=True, allow_null=True, default=None
     )
     win_rate = serializers.FloatField(read_only=True, allow_null=True)
+    rating_low = serializers.FloatField(
+        read_only=True, help_text="the low end of the Elo's 95% interval (docs/ratings.md)"
+    )
+    rating_high = serializers.FloatField(read_only=True, help_text="its high end")
     provisional = serializers.BooleanField(source="is_provisional", read_only=True)
     url = serializers.SerializerMethodField()
 
@@ -38,6 +42,8 @@ class BotSerializer(serializers.ModelSerializer[Bot]):
             "active",
             "active_version",
             "rating",
+            "rating_low",
+            "rating_high",
             "games",
             "wins",
             "win_rate",

@@ -17,11 +17,10 @@ from django.db.models.functions import Lower
 from django.urls import reverse
 from django.utils import timezone
 
+from arena import skill
+from arena.rating import INITIAL_RATING
 from cucumbers.faults import FaultKind
-from cucumbers.games import GameName
-
-#: Every bot starts here; the ladder (issue 5) moves it.
-INITIAL_RATING = 1500.0
+from cucumbers.games import GameName, title
 
 BOT_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$"
 bot_name_validator = RegexValidator(
@@ -33,8 +32,9 @@ bot_name_validator = RegexValidator(
 class Game(models.TextChoices):
     """The games, by the engine's names (:class:`cucumbers.games.GameName`)."""
 
-    FIVE_CUCUMBERS = GameName.FIVE_CUCUMBERS.value, "Five Cucumbers"
-    CONCOMBRE = GameName.CONCOMBRE.value, "Concombre"
+    # The titles are the registry's (cucumbers.games), written once, in each game's module.
+    FIVE_CUCUMBERS = GameName.FIVE_CUCUMBERS.value, title(GameName.FIVE_CUCUMBERS)
+    CONCOMBRE = GameName.CONCOMBRE.value, title(GameName.CONCOMBRE)
 
 
 class VersionStatus(models.TextChoices):
@@ -84,8 +84,12 @@ class Bot(models.Model):
     active_version = models.ForeignKey(
         "BotVersion", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
-    # Rating and tallies are written by the ladder (issue 5), in the match's transaction.
+    # Rating and tallies are written by the ladder (web/pipeline/rating.py), in the
+    # recording transaction of the match.
     rating = models.FloatField(default=INITIAL_RATING)
+    # The companion rating (arena.skill): its sigma is the Elo's 95% interval.
+    skill_mu = models.FloatField(default=skill.INITIAL_MU)
+    skill_sigma = models.FloatField(default=skill.INITIAL_SIGMA)
     games = models.PositiveIntegerField(default=0)
     wins = models.PositiveIntegerField(default=0)
     games_since_version = models.PositiveIntegerField(
@@ -118,6 +122,19 @@ class Bot(models.Model):
     @property
     def is_provisional(self) -> bool:
         return self.games_since_version < settings.PROVISIONAL_GAMES
+
+    @property
+    def rating_margin(self) -> float:
+        """Half the Elo's 95% interval (arena.skill)."""
+        return skill.half_width(self.skill_sigma)
+
+    @property
+    def rating_low(self) -> float:
+        return self.rating - self.rating_margin
+
+    @property
+    def rating_high(self) -> float:
+        return self.rating + self.rating_margin
 
     @property
     def win_rate(self) -> float | None:

@@ -1,2 +1,3 @@
 """Matches: a series of games between bots, their participants and gzip-compressed replays.
-Validation matches are recorded here today; the ladder (issue 5) adds rated ones."""
+Every kind of match (validation, ladder, challenge) is recorded here; the pipeline that
+plays them is web.pipeline."""

@@ -37,6 +37,8 @@ HTTP_STATUS: Mapping[str, HTTPStatus] = {
     ChallengeProblem.UNKNOWN_BOT: HTTPStatus.NOT_FOUND,
     ChallengeProblem.FOREIGN_BOT: HTTPStatus.FORBIDDEN,
     ChallengeProblem.NOT_PLAYING: HTTPStatus.CONFLICT,
+    # As an upload that names the wrong game: in conflict with what the bot is.
+    ChallengeProblem.GAME_MISMATCH: HTTPStatus.CONFLICT,
     ChallengeProblem.TOO_MANY_CHALLENGES: HTTPStatus.TOO_MANY_REQUESTS,
 }
 

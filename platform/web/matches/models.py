@@ -47,6 +47,10 @@ class Match(models.Model):
     rated = models.BooleanField(default=False)
     seed = models.BigIntegerField()
     games_planned = models.PositiveSmallIntegerField()
+    duplicate = models.BooleanField(
+        default=False,
+        help_text="each deal once per seat rotation (the SDK's game_plan): luck cancels out",
+    )
     sandbox = models.CharField(max_length=20, blank=True, help_text="the runner that played it")
     worker = models.CharField(max_length=100, blank=True, help_text="the worker that played it")
     created_at = models.DateTimeField(default=timezone.now)

@@ -33,6 +33,7 @@ def leaderboard(
     page = Paginator(bots, settings.LEADERBOARD_PAGE_SIZE).get_page(request.GET.get("page"))
     offset = page.start_index()
     rows = [(offset + index, bot) for index, bot in enumerate(page.object_list)]
+    above = bots[offset - 2] if offset > 1 and rows else None  # the last bot of the page before
     return render(
         request,
         "pages/leaderboard.html",
@@ -43,8 +44,20 @@ def leaderboard(
             "rows": rows,
             "provisional_games": settings.PROVISIONAL_GAMES,
             "landing": landing,
+            "tied": overlapping([bot for _, bot in rows], above),
         },
     )
+
+
+def overlapping(ranked: list[Bot], above: Bot | None) -> set[int]:
+    """The bots whose 95% interval overlaps the one of the bot ranked just above: the
+    ladder cannot tell them apart yet, and the page says so instead of ranking them."""
+    tied = set()
+    for bot in ranked:
+        if above is not None and bot.rating_high >= above.rating_low:
+            tied.add(bot.pk)
+        above = bot
+    return tied
 
 
 def document(request: HttpRequest, slug: str) -> HttpResponse:

@@ -15,7 +15,8 @@ from django.utils import timezone
 
 from arena.matchmaking import Candidate, MatchmakingSettings, plan_tables
 from cucumbers.games import rules_for
-from cucumbers.match import SEED_BITS
+from cucumbers.match import SEED_BITS, duplicate_games
+from web.bots.house import HOUSE_USERNAME
 from web.bots.models import Bot, Game
 from web.matches.models import Match, MatchKind, MatchStatus, Participant
 
@@ -43,11 +44,18 @@ def candidates(game: str) -> list[Candidate]:
         ),
     )
     bots = Bot.objects.on_leaderboard(game).annotate(recent=recent)
+    rows = bots.values_list("pk", "rating", "recent", "games_since_version", "owner_id")
+    house = User.objects.filter(username=HOUSE_USERNAME).values_list("pk", flat=True).first()
     return [
-        Candidate(pk, rating, recent_matches, new_version=games_since_version == 0)
-        for pk, rating, recent_matches, games_since_version in bots.values_list(
-            "pk", "rating", "recent", "games_since_version"
+        Candidate(
+            pk,
+            rating,
+            recent_matches,
+            provisional=played < settings.PROVISIONAL_GAMES,
+            # The house's bots are reference strategies: they may share a table.
+            owner=None if owner == house else owner,
         )
+        for pk, rating, recent_matches, played, owner in rows
     ]
 
 
@@ -61,6 +69,7 @@ def create_match(
     rng: random.Random | None = None,
     send: bool = True,
     games: int | None = None,
+    duplicate: bool = False,
 ) -> Match:
     """A queued match of ``bots`` (their active versions) of ``games`` games (default
     ``MATCH_GAMES``), sent to the arena once the caller's transaction commits; with
@@ -72,7 +81,12 @@ def create_match(
         kind=kind,
         rated=rated,
         seed=seed,
-        games_planned=games or settings.MATCH_GAMES,
+        games_planned=(
+            duplicate_games(games or settings.MATCH_GAMES, len(bots))
+            if duplicate
+            else games or settings.MATCH_GAMES
+        ),
+        duplicate=duplicate,
         requested_by=requested_by,
     )
     Participant.objects.bulk_create(
@@ -109,6 +123,7 @@ def queue_ladder_matches(
                 rated=True,
                 rng=rng,
                 send=send,
+                duplicate=settings.LADDER_DUPLICATE,
             )
             for table in plans
         ]

@@ -1,6 +1,7 @@
 """Ratings from a rated match's games, inside the recording transaction
-(:mod:`web.pipeline.recording`): multiplayer Elo game by game (``arena.rating``), the bots'
-tallies, and one append-only history row per bot per game.
+(:mod:`web.pipeline.recording`): multiplayer Elo game by game (``arena.rating``) and its
+Bayesian companion that says how sure it is (``arena.skill``), the bots' tallies, and one
+append-only history row per bot per game.
 
 Concurrent matches sharing bots never lose a rating update: the ratings are read *after*
 locking the bots' rows, always in the order of their ids, so two transactions never wait on
@@ -13,6 +14,7 @@ from collections.abc import Sequence
 
 from django.conf import settings
 
+from arena import skill
 from arena.rating import EloSettings, rate_series
 from cucumbers.match import GameOutcome
 from web.bots.models import Bot
@@ -49,6 +51,10 @@ def rate(match: Match, participants: list[Participant], outcomes: Sequence[GameO
         placements,
         elo_settings(),
     )
+    skills = skill.rate_series(
+        [skill.Skill(bots[p.bot_id].skill_mu, bots[p.bot_id].skill_sigma) for p in entrants],  # type: ignore[index]
+        placements,
+    )
     history = []
     for i, entrant in enumerate(entrants):
         bot = bots[entrant.bot_id]  # type: ignore[index]
@@ -67,6 +73,7 @@ def rate(match: Match, participants: list[Participant], outcomes: Sequence[GameO
                 )
             )
         bot.rating = rated[-1].after[i]
+        bot.skill_mu, bot.skill_sigma = skills[i].mu, skills[i].sigma
         bot.games += len(outcomes)
         bot.wins += sum(
             outcome.place_of_bot(participants.index(entrant)) == 1 for outcome in outcomes
@@ -76,7 +83,10 @@ def rate(match: Match, participants: list[Participant], outcomes: Sequence[GameO
             # version's provisional period.
             bot.games_since_version += len(outcomes)
     RatingChange.objects.bulk_create(history)
-    Bot.objects.bulk_update(bots.values(), ["rating", "games", "wins", "games_since_version"])
+    Bot.objects.bulk_update(
+        bots.values(),
+        ["rating", "skill_mu", "skill_sigma", "games", "wins", "games_since_version"],
+    )
 
 
 def _place_among(outcome: GameOutcome, positions: Sequence[int], position: int) -> int:

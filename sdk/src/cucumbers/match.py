@@ -44,6 +44,35 @@ def seating(match_seed: int, game_number: int, num_bots: int) -> list[int]:
     return seats
 
 
+def game_plan(
+    match_seed: int, game_number: int, num_bots: int, duplicate: bool = False
+) -> tuple[int, list[int]]:
+    """The deal seed and the seating (``seats[s]`` = the bot at seat ``s``) of game
+    ``game_number`` (from 1) of a match: the one definition the local runner, the arena and
+    the platform share.
+
+    Plain: each game its own deal (:func:`game_seed`) and its own shuffled seating.
+    Duplicate: the games go in blocks of ``num_bots``; block ``b`` plays one deal
+    (``game_seed(match_seed, b)``) ``num_bots`` times, the block's shuffled seating turned
+    by one seat each time, so every bot holds every seat's cards of that deal once and the
+    luck of the deal cancels out. A duplicate match's game count is a multiple of
+    ``num_bots`` (:func:`duplicate_games`).
+
+    >>> [game_plan(7, g, 2, duplicate=True)[0] == game_seed(7, 1) for g in (1, 2)]
+    [True, True]
+    """
+    if not duplicate:
+        return game_seed(match_seed, game_number), seating(match_seed, game_number, num_bots)
+    block, turn = divmod(game_number - 1, num_bots)
+    base = seating(match_seed, block + 1, num_bots)
+    return game_seed(match_seed, block + 1), base[turn:] + base[:turn]
+
+
+def duplicate_games(games: int, num_bots: int) -> int:
+    """``games`` rounded up to whole blocks of a duplicate match of ``num_bots`` bots."""
+    return -(-games // num_bots) * num_bots
+
+
 @dataclass(frozen=True, slots=True)
 class GameOutcome:
     """What one game produced.
@@ -193,9 +222,11 @@ def play_match(
     game_numbers: Sequence[int],
     keep_replays: bool = True,
     player_info: Callable[[int], dict[str, Any]] | None = None,
+    duplicate: bool = False,
 ) -> Iterator[GameOutcome]:
     """Start the bots once, then play the games ``game_numbers`` of the match with seed
-    ``seed``, seats reshuffled per game. The runner is closed at the end (also on error).
+    ``seed``, each with its deal and seating from :func:`game_plan` (``duplicate``: every
+    deal once per seat rotation). The runner is closed at the end (also on error).
 
     ``player_info(bot_index)`` may add keys to a bot's replay player entry (the arena adds
     the owner and version).
@@ -204,7 +235,7 @@ def play_match(
     with runner:
         clients = runner.start(specs)
         for number in game_numbers:
-            bots = seating(seed, number, len(specs))
+            deal, bots = game_plan(seed, number, len(specs), duplicate)
             players = []
             for seat, bot in enumerate(bots):
                 entry: dict[str, Any] = {"seat": seat, "name": specs[bot].name}
@@ -214,7 +245,7 @@ def play_match(
             yield play_game(
                 rules,
                 [clients[bot] for bot in bots],
-                seed=game_seed(seed, number),
+                seed=deal,
                 limits=runner.limits,
                 players=players,
                 game_number=number,

@@ -196,3 +196,10 @@ def test_a_version_is_immutable() -> None:
     version.refresh_from_db()
     version.status = VersionStatus.REJECTED
     version.save(update_fields=["status"])
+
+
+def test_the_sites_games_are_the_engines_registered_games() -> None:
+    from cucumbers.games import game_choices
+    from web.bots.models import Game
+
+    assert Game.choices == game_choices()

@@ -124,7 +124,7 @@ def test_the_api_queues_a_challenge_and_refuses_beyond_the_hourly_quota(
     ("opponents", "code", "status"),
     [
         ("self", "duplicate_bot", 400),
-        ("other-game", "game_mismatch", 400),
+        ("other-game", "game_mismatch", 409),
         ("missing", "unknown_bot", 404),
         ("too-many", "table_size", 400),
     ],
@@ -208,3 +208,24 @@ def test_a_challenge_refuses_a_number_of_games_out_of_range(
     )
     assert (api.status_code, api.json()["code"]) == (400, "bad_games")
     assert not Match.objects.exists()
+
+
+@pytest.mark.parametrize(("seats", "games"), [(2, 6), (3, 6), (4, 8), (5, 5), (7, 7)])
+def test_a_ladder_match_plays_duplicate_deals_in_whole_rotations(
+    db: None, seats: int, games: int
+) -> None:
+    from web.pipeline.ladder import create_match
+
+    bots = [active_bot(name=f"d{seats}-{n}", game=Game.CONCOMBRE) for n in range(seats)]
+    match = create_match(Game.CONCOMBRE, MatchKind.LADDER, bots, rated=True, duplicate=True)
+    assert (match.duplicate, match.games_planned) == (True, games)  # MATCH_GAMES 5, rounded up
+
+
+def test_the_ladder_queues_duplicate_matches_and_the_job_says_so(db: None) -> None:
+    from web.pipeline.dispatch import issue_job
+
+    ladder_bots(4, Game.FIVE_CUCUMBERS)
+    (match, *_) = ladder.queue_ladder_matches(Game.FIVE_CUCUMBERS, 1, send=False)
+    assert match.duplicate and match.games_planned % match.participants.count() == 0
+    job = issue_job(match.pk)
+    assert job.duplicate and job.games == match.games_planned  # type: ignore[union-attr]

@@ -106,3 +106,21 @@ def test_the_leaderboard_of_10000_bots_takes_a_few_queries(
 def test_the_profile_is_linked_from_the_leaderboard(client: Client, user: User) -> None:
     active_bot(owner=user)
     assert reverse("profile", args=["alice"]) in client.get("/").content.decode()
+
+
+def test_each_elo_has_its_interval_and_bots_the_ladder_cannot_tell_apart_are_not_ranked(
+    client: Client,
+) -> None:
+    sure_top = active_bot(name="sure-top", rating=1900, games=400, skill_sigma=0.8)
+    close = active_bot(name="close", rating=1880, games=400, skill_sigma=0.8)
+    far = active_bot(name="far", rating=1500, games=400, skill_sigma=0.8)
+    page = client.get("/").content.decode()
+    assert page.count("±") >= 3 and f"±{close.rating_margin:.0f}" in page
+    assert close.rating_high >= sure_top.rating_low  # overlapping intervals
+    row = page[page.index(">close<") - 400 : page.index(">close<")]
+    assert "≈" in row  # not ranked below sure-top as if the ladder knew
+    far_row = page[page.index(">far<") - 400 : page.index(">far<")]
+    assert "≈" not in far_row and ">3<" in far_row
+    api = client.get("/api/leaderboard/").json()["results"]
+    lows = {e["bot"]["name"]: (e["bot"]["rating_low"], e["bot"]["rating_high"]) for e in api}
+    assert lows["far"] == pytest.approx((far.rating_low, far.rating_high))
