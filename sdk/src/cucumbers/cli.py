@@ -2,8 +2,8 @@
 
 ``cucumbers new NAME``, ``cucumbers play BOT BOT...``, ``cucumbers validate BOT``,
 ``cucumbers replay FILE``, ``cucumbers check-replay FILE|DIR...``,
-``cucumbers repro REPLAY --seat N BOT`` and ``cucumbers upload FILE --bot NAME``; ``--help``
-on each.
+``cucumbers repro REPLAY --seat N BOT``, ``cucumbers compare NEW OLD`` and
+``cucumbers upload FILE --bot NAME``; ``--help`` on each.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pathlib import Path
 from . import __version__
 from .games import FIVE_CUCUMBERS, UnknownGameError, registry, rules_for
 from .loader import BotLoadError, load_bot
-from .match import play_match
+from .match import duplicate_games, play_match
 from .play import PlayConfig, run_play
 from .preflight import BotNotUsable, check_bots
 from .progress import ProgressBar
@@ -100,6 +100,13 @@ def add_match_arguments(parser: argparse.ArgumentParser, sandboxes: Sequence[str
         help="match seed (default: random, printed in the summary)",
     )
     parser.add_argument(
+        "--duplicate",
+        action="store_true",
+        help="duplicate deals: play each deal once per seat rotation, so that every bot"
+        " holds every seat's cards and the luck of the deal cancels out (--games is rounded"
+        " up to whole rotations)",
+    )
+    parser.add_argument(
         "--sandbox",
         choices=list(sandboxes),
         default=sandboxes[0],
@@ -162,17 +169,19 @@ def run_match_command(args: argparse.Namespace) -> int:
     except BotNotUsable as error:
         return _fail(str(error))
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
+    games = duplicate_games(args.games, len(args.bots)) if args.duplicate else args.games
     config = PlayConfig(
         rules=rules,
         bots=tuple(BotSpec.parse(source) for source in args.bots),
-        games=args.games,
+        games=games,
+        duplicate=args.duplicate,
         seed=seed,
         sandbox=args.sandbox,
         limits=limits,
         workers=args.workers,
         replays=args.replays,
     )
-    with ProgressBar(total=args.games, stream=sys.stderr) as bar:
+    with ProgressBar(total=games, stream=sys.stderr) as bar:
         report = run_play(config, progress=bar.update)
     if args.json:
         print(json.dumps(report.to_json()))
@@ -181,6 +190,17 @@ def run_match_command(args: argparse.Namespace) -> int:
         f"{rules.name}: {len(report.outcomes)} games, {len(config.bots)} seats, seed {seed},"
         f" sandbox {config.sandbox}, {report.seconds:.2f} s"
     )
+    if config.duplicate:
+        seats = len(config.bots)
+        print(
+            f"duplicate deals: {games // seats} deals, each played {seats} times with the seats"
+            f" turned, so every bot held every seat's cards once; the luck of the deal cancels"
+            + (
+                f" ({args.games} games asked, rounded up to whole rotations)"
+                if games != args.games
+                else ""
+            )
+        )
     print(format_table(report.summaries))
     if args.replays:
         print(f"replays in {args.replays}/")
@@ -317,6 +337,43 @@ def cmd_repro(args: argparse.Namespace) -> int:
             return _fail(f"cannot write {args.pytest}: {error.strerror or error}")
         print(f"wrote {args.pytest}: pytest {args.pytest}")
     return 0 if result.same else 1
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from .compare import CompareConfig, compare
+
+    rules = rules_for(args.game)
+    seats = 1 + len(args.opponents)
+    if not rules.min_players <= seats <= rules.max_players:
+        return _fail(
+            f"{rules.name} seats {rules.min_players} to {rules.max_players} players:"
+            f" NEW (or OLD) and {len(args.opponents)} opponents make {seats}"
+        )
+    limits = Limits(move_seconds=args.per_move)
+    try:
+        check_bots([args.new, args.old, *args.opponents], args.sandbox, limits)
+    except BotNotUsable as error:
+        return _fail(str(error))
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
+    config = CompareConfig(
+        rules=rules,
+        new=BotSpec.parse(args.new),
+        old=BotSpec.parse(args.old),
+        opponents=tuple(BotSpec.parse(o) for o in args.opponents),
+        seed=seed,
+        sandbox=args.sandbox,
+        limits=limits,
+        max_deals=args.max_deals,
+        min_deals=min(20, args.max_deals),
+    )
+    print(
+        f"{rules.name}: NEW {args.new} against OLD {args.old}, opponents"
+        f" {' '.join(args.opponents)}, seed {seed}, up to {args.max_deals} deals"
+    )
+    with ProgressBar(total=args.max_deals, stream=sys.stderr) as bar:
+        result = compare(config, progress=bar.update)
+    print(result.summary())
+    return 0
 
 
 def cmd_check_replay(args: argparse.Namespace) -> int:
@@ -463,6 +520,55 @@ def build_parser() -> argparse.ArgumentParser:
         help="the views' time bank (default: %(default)s); a move slower than both faults",
     )
     repro.set_defaults(run=cmd_repro)
+
+    compare_ = commands.add_parser(
+        "compare",
+        help="is NEW better than OLD? both play the same duplicate deals until it is clear",
+        description="Play NEW and OLD on the same duplicate deals (every deal once per seat"
+        " rotation) against the same opponents, deal by deal, until the difference in mean"
+        " place is significant or --max-deals is reached; print the difference with its 95%%"
+        " interval and a verdict.",
+    )
+    compare_.add_argument("new", type=_bot, metavar="NEW", help="the new version (.py)")
+    compare_.add_argument("old", type=_bot, metavar="OLD", help="the version to beat (.py)")
+    compare_.add_argument(
+        "--opponents",
+        nargs="+",
+        type=_bot,
+        default=["builtin:heuristic", "builtin:random", "builtin:random"],
+        metavar="BOT",
+        help="the other seats (default: %(default)s)",
+    )
+    compare_.add_argument(
+        "--game",
+        choices=list(registry()),
+        default=FIVE_CUCUMBERS.name,
+        help="default: %(default)s",
+    )
+    compare_.add_argument(
+        "--max-deals",
+        type=_positive,
+        default=200,
+        metavar="N",
+        help="the cap: at most N deals, each played once per seat rotation (default: %(default)s)",
+    )
+    compare_.add_argument(
+        "--seed", type=_seed, default=None, help="match seed (default: random, printed)"
+    )
+    compare_.add_argument(
+        "--sandbox",
+        choices=["process", *[name for name in RUNNERS if name != "process"]],
+        default="process",
+        help="where bots run (default: %(default)s)",
+    )
+    compare_.add_argument(
+        "--per-move",
+        type=_seconds,
+        default=Limits().move_seconds,
+        metavar="SECONDS",
+        help="time per move (default: %(default)s)",
+    )
+    compare_.set_defaults(run=cmd_compare)
 
     check = commands.add_parser("check-replay", help="check replays against every rule")
     check.add_argument("paths", nargs="+", type=Path, metavar="FILE|DIR")
