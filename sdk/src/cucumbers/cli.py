@@ -2,8 +2,9 @@
 
 ``cucumbers new NAME``, ``cucumbers play BOT BOT...``, ``cucumbers validate BOT``,
 ``cucumbers replay FILE``, ``cucumbers check-replay FILE|DIR...``,
-``cucumbers repro REPLAY --seat N BOT``, ``cucumbers compare NEW OLD`` and
-``cucumbers upload FILE --bot NAME``; ``--help`` on each.
+``cucumbers repro REPLAY --seat N BOT``, ``cucumbers compare NEW OLD``, and with a server
+``cucumbers upload FILE --bot NAME [--wait]``, ``cucumbers matches --bot NAME`` and
+``cucumbers download --bot NAME``; ``--help`` on each.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from importlib import resources
 from pathlib import Path
 
 from . import __version__
+from .cli_site import add_site_commands
 from .games import FIVE_CUCUMBERS, UnknownGameError, registry, rules_for
 from .loader import BotLoadError, load_bot
 from .match import duplicate_games, play_match
@@ -397,30 +399,6 @@ def cmd_check_replay(args: argparse.Namespace) -> int:
     return 1 if bad else 0
 
 
-def cmd_upload(args: argparse.Namespace) -> int:
-    from .upload import UploadFailed, resolve, upload_bot
-
-    if not args.file.is_file():
-        return _fail(f"no such file: {args.file}")
-    try:
-        server, token = resolve(args.server, args.token)
-        result = upload_bot(
-            args.file,
-            args.bot,
-            server=server,
-            token=token,
-            game=args.game,
-            allow_http=args.allow_http,
-        )
-    except UploadFailed as error:
-        return _fail(str(error))
-    print(
-        f"uploaded {args.file} as {result.bot} v{result.version} ({result.status}):"
-        f" validation follows, see {result.url}"
-    )
-    return 0
-
-
 def _fail(message: str) -> int:
     print(f"cucumbers: error: {message}", file=sys.stderr)
     return 2
@@ -575,24 +553,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--quiet", "-q", action="store_true", help="print only problems")
     check.set_defaults(run=cmd_check_replay)
 
-    upload = commands.add_parser("upload", help="upload a bot to a Cucumber Arena server")
-    upload.add_argument("file", type=Path, help="the bot file (.py)")
-    upload.add_argument("--bot", required=True, metavar="NAME", help="your bot's name")
-    upload.add_argument(
-        "--game",
-        choices=list(registry()),
-        help="the bot's game: needed only to create a new bot",
-    )
-    upload.add_argument(
-        "--server", metavar="URL", help="default: $CUCUMBERS_SERVER, the config file, or local"
-    )
-    upload.add_argument("--token", help="API token (default: $CUCUMBERS_TOKEN or the config file)")
-    upload.add_argument(
-        "--allow-http",
-        action="store_true",
-        help="send the token over plain http to a server other than this machine",
-    )
-    upload.set_defaults(run=cmd_upload)
+    add_site_commands(commands)
     return parser
 
 
