@@ -8,10 +8,11 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .cli_args import fail as _fail
+from .cli_args import seconds_arg as _positive_seconds
 from .games import registry
 
 if TYPE_CHECKING:
@@ -20,21 +21,6 @@ if TYPE_CHECKING:
 #: Seconds ``upload --wait`` waits for the verdict by default.
 WAIT_SECONDS = 600.0
 OWNER_VARIABLE = "CUCUMBERS_USER"
-
-
-def _fail(message: str) -> int:
-    print(f"cucumbers: error: {message}", file=sys.stderr)
-    return 2
-
-
-def _positive_seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds: {text!r}")
-    return value
 
 
 def _client(args: argparse.Namespace) -> Client:
