@@ -117,6 +117,37 @@ def test_every_page_is_followed_and_a_foreign_next_page_is_refused(
     assert seen == [3, 2, 1]
 
 
+def test_a_rate_limited_request_is_tried_again_after_retry_after(
+    serve: Callable[[Answer], str],
+) -> None:
+    answers = iter([(429, {"detail": "slow down"}), (200, {"id": 7, "name": "mybot"})])
+    base = serve(lambda path: next(answers))  # no Retry-After: the client waits one second
+    assert Client(base, "tok").find_bot("7")["name"] == "mybot"
+
+
+def test_a_redirect_is_never_followed_with_the_token(serve: Callable[[Answer], str]) -> None:
+    hits: list[str] = []
+    elsewhere = serve(lambda path: (hits.append(path), (200, {}))[1])
+
+    class Redirect(Handler):
+        def _answer(self) -> None:
+            self.send_response(302)
+            self.send_header("Location", f"{elsewhere}/api/bots/7/")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+    server = FakeServer(("127.0.0.1", 0), Redirect)
+    server.seen = []
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with pytest.raises(RequestFailed, match="not followed"):
+            Client(f"http://127.0.0.1:{server.server_port}", "tok").get("/api/bots/7/")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert hits == []
+
+
 def test_a_bare_name_is_found_among_the_owners_bots(serve: Callable[[Answer], str]) -> None:
     bots = [
         {"id": 4, "name": "other", "owner": "carol", "game": "concombre"},

@@ -26,6 +26,9 @@ from .upload import _OPENER, TIMEOUT_SECONDS, UploadFailed, _error_message, chec
 
 #: Version statuses whose validation is not over (the site's ``PENDING_STATUSES``).
 PENDING = ("queued", "validating")
+#: Tries of one request while the server answers 429, and the longest wait between two.
+RETRIES = 5
+MAX_RETRY_SECONDS = 60.0
 
 
 class RequestFailed(UploadFailed):
@@ -60,27 +63,38 @@ class Client:
         return url
 
     def get_bytes(self, path_or_url: str) -> bytes:
-        """The body of a GET (with the token). Raises :class:`RequestFailed`."""
+        """The body of a GET (with the token). Raises :class:`RequestFailed`.
+
+        A 429 (the API's rate limit, which a long download reaches) is waited out as its
+        ``Retry-After`` says, up to :data:`MAX_RETRY_SECONDS` each time, :data:`RETRIES`
+        times."""
         url = self.url(path_or_url)
         request = urllib.request.Request(
             url,
             headers={"Authorization": f"Token {self.token}", "Accept": "application/json"},
         )
-        try:
-            with _OPENER.open(request, timeout=self.timeout) as response:
-                return bytes(response.read())
-        except urllib.error.HTTPError as error:
-            if 300 <= error.code < 400:
-                where = error.headers.get("Location", "elsewhere")
-                raise RequestFailed(
-                    f"{url} redirected to {where}: not followed (your token stays here)"
-                ) from None
-            message = _error_message(error.code, error.read())
-            raise RequestFailed(f"{url}: refused ({error.code}): {message}") from None
-        except urllib.error.URLError as error:
-            raise RequestFailed(f"cannot reach {self.server}: {error.reason}") from None
-        except (TimeoutError, OSError) as error:
-            raise RequestFailed(f"cannot reach {self.server}: {error}") from None
+        for _ in range(RETRIES):
+            try:
+                with _OPENER.open(request, timeout=self.timeout) as response:
+                    return bytes(response.read())
+            except urllib.error.HTTPError as error:
+                if error.code != 429:
+                    raise self._failure(url, error) from None
+                time.sleep(_retry_after(error.headers.get("Retry-After")))
+            except urllib.error.URLError as error:
+                raise RequestFailed(f"cannot reach {self.server}: {error.reason}") from None
+            except (TimeoutError, OSError) as error:
+                raise RequestFailed(f"cannot reach {self.server}: {error}") from None
+        raise RequestFailed(f"{url}: still rate-limited (429) after {RETRIES} tries; try later")
+
+    def _failure(self, url: str, error: urllib.error.HTTPError) -> RequestFailed:
+        if 300 <= error.code < 400:
+            where = error.headers.get("Location", "elsewhere")
+            return RequestFailed(
+                f"{url} redirected to {where}: not followed (your token stays here)"
+            )
+        message = _error_message(error.code, error.read())
+        return RequestFailed(f"{url}: refused ({error.code}): {message}")
 
     def get(self, path_or_url: str) -> Any:
         """The JSON answer of a GET."""
@@ -151,6 +165,15 @@ class Client:
                     " bot's page (or wait longer with --wait-timeout)"
                 )
             time.sleep(poll_seconds)
+
+
+def _retry_after(header: str | None) -> float:
+    """Seconds to wait for a 429's ``Retry-After`` (seconds; a date or nothing: 1 s)."""
+    try:
+        seconds = float(header) if header is not None else 1.0
+    except ValueError:
+        seconds = 1.0
+    return min(max(seconds, 0.0), MAX_RETRY_SECONDS)
 
 
 def _origin(url: str) -> tuple[str, str, int | None]:
