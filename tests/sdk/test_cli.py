@@ -139,8 +139,8 @@ def test_play_rejects_bad_arguments_clearly(tmp_path: Path) -> None:
     bad_time = cucumbers("play", "builtin:random", "builtin:random", "--per-move", "-1")
     assert bad_time.returncode == 2 and "positive number of seconds" in bad_time.stderr
     unknown = cucumbers("play", "builtin:nobody", "builtin:random", "--games", "1")
-    assert unknown.returncode == 0  # an unknown built-in is that seat's load fault
-    assert "error 1" in unknown.stdout
+    assert unknown.returncode == 2 and unknown.stdout == ""
+    assert "builtin:nobody is not a usable bot" in unknown.stderr
 
 
 def test_validate_explains_a_faulting_bot(tmp_path: Path) -> None:

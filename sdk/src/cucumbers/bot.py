@@ -7,11 +7,14 @@ Example::
 
     from cucumbers import Bot, View
 
-    class Ducker(Bot):
+    class Coverer(Bot):
         def play(self, view: View) -> int:
-            # Play the highest card that does not take the trick; else the lowest card.
-            under = [c for c in view.legal if view.high is not None and c < view.high]
-            return under[-1] if under else view.legal[0]
+            # Lead below the top; follow with the smallest card that matches the trick,
+            # so that the high cards stay as cover for the low ones.
+            if view.high is None:
+                return view.hand[-2] if len(view.hand) > 3 else view.hand[-1]
+            matching = [c for c in view.legal if c >= view.high]
+            return matching[0] if matching else view.legal[0]
 """
 
 from __future__ import annotations

@@ -1,14 +1,17 @@
 """The ``cucumbers`` command: write, play, check and watch bots locally.
 
 ``cucumbers new NAME``, ``cucumbers play BOT BOT...``, ``cucumbers validate BOT``,
-``cucumbers replay FILE``, ``cucumbers check-replay FILE|DIR...`` and
-``cucumbers upload FILE --bot NAME``; ``--help`` on each.
+``cucumbers replay FILE``, ``cucumbers check-replay FILE|DIR...``,
+``cucumbers repro REPLAY --seat N BOT``, ``cucumbers compare NEW OLD``, and with a server
+``cucumbers upload FILE --bot NAME [--wait]``, ``cucumbers matches --bot NAME`` and
+``cucumbers download --bot NAME``; ``--help`` on each.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 from collections.abc import Sequence
@@ -16,55 +19,28 @@ from importlib import resources
 from pathlib import Path
 
 from . import __version__
+from .cli_args import bot_arg as _bot
+from .cli_args import fail as _fail
+from .cli_args import positive_arg as _positive
+from .cli_args import seconds_arg as _seconds
+from .cli_args import seed_arg as _seed
+from .cli_site import add_site_commands
+from .cli_tools import add_tool_commands
 from .games import FIVE_CUCUMBERS, UnknownGameError, registry, rules_for
 from .loader import BotLoadError, load_bot
+from .match import duplicate_games, play_match
 from .play import PlayConfig, run_play
+from .preflight import BotNotUsable, check_bots
 from .progress import ProgressBar
 from .render import render_replay
 from .replay import ReplayFileError, iter_replay_files, load_replay
-from .runners import RUNNERS
+from .runners import RUNNERS, make_runner
 from .runners.base import BotSpec, Limits
 from .stats import format_table
 from .validator import check_replay
 from .viewer_html import replay_page
 
 DEFAULT_GAMES = 10
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds: {text!r}")
-    return value
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
-    return value
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer seed: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"the seed must be >= 0: {text!r}")
-    return value
-
-
-def _bot(text: str) -> str:
-    if not text.startswith("builtin:") and not text.endswith(".py"):
-        raise argparse.ArgumentTypeError(f"a bot is a .py file or builtin:NAME, not {text!r}")
-    return text
 
 
 def add_match_arguments(parser: argparse.ArgumentParser, sandboxes: Sequence[str]) -> None:
@@ -94,6 +70,13 @@ def add_match_arguments(parser: argparse.ArgumentParser, sandboxes: Sequence[str
         type=_seed,
         default=None,
         help="match seed (default: random, printed in the summary)",
+    )
+    parser.add_argument(
+        "--duplicate",
+        action="store_true",
+        help="duplicate deals: play each deal once per seat rotation, so that every bot"
+        " holds every seat's cards and the luck of the deal cancels out (--games is rounded"
+        " up to whole rotations)",
     )
     parser.add_argument(
         "--sandbox",
@@ -150,20 +133,27 @@ def run_match_command(args: argparse.Namespace) -> int:
     for source in args.bots:
         if not source.startswith("builtin:") and not Path(source).is_file():
             return _fail(f"no such bot file: {source}")
+    limits = Limits(
+        move_seconds=args.per_move, bank_seconds=args.bank, startup_seconds=args.startup
+    )
+    try:
+        check_bots(args.bots, args.sandbox, limits)
+    except BotNotUsable as error:
+        return _fail(str(error))
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
+    games = duplicate_games(args.games, len(args.bots)) if args.duplicate else args.games
     config = PlayConfig(
         rules=rules,
         bots=tuple(BotSpec.parse(source) for source in args.bots),
-        games=args.games,
+        games=games,
+        duplicate=args.duplicate,
         seed=seed,
         sandbox=args.sandbox,
-        limits=Limits(
-            move_seconds=args.per_move, bank_seconds=args.bank, startup_seconds=args.startup
-        ),
+        limits=limits,
         workers=args.workers,
         replays=args.replays,
     )
-    with ProgressBar(total=args.games, stream=sys.stderr) as bar:
+    with ProgressBar(total=games, stream=sys.stderr) as bar:
         report = run_play(config, progress=bar.update)
     if args.json:
         print(json.dumps(report.to_json()))
@@ -172,6 +162,17 @@ def run_match_command(args: argparse.Namespace) -> int:
         f"{rules.name}: {len(report.outcomes)} games, {len(config.bots)} seats, seed {seed},"
         f" sandbox {config.sandbox}, {report.seconds:.2f} s"
     )
+    if config.duplicate:
+        seats = len(config.bots)
+        print(
+            f"duplicate deals: {games // seats} deals, each played {seats} times with the seats"
+            f" turned, so every bot held every seat's cards once; the luck of the deal cancels"
+            + (
+                f" ({args.games} games asked, rounded up to whole rotations)"
+                if games != args.games
+                else ""
+            )
+        )
     print(format_table(report.summaries))
     if args.replays:
         print(f"replays in {args.replays}/")
@@ -197,33 +198,53 @@ def cmd_validate(args: argparse.Namespace) -> int:
     except BotLoadError as error:
         return _fail(f"{args.bot} is not a usable bot: {error}")
     rules = rules_for(args.game)
-    opponents = ["builtin:random"] * (args.players - 1)
-    config = PlayConfig(
-        rules=rules,
-        bots=(BotSpec(args.bot, "your bot"), *(BotSpec.parse(o) for o in opponents)),
-        games=args.games,
-        seed=args.seed,
-        sandbox="process",
-        limits=Limits(move_seconds=args.per_move),
-    )
-    report = run_play(config)
-    for outcome in report.outcomes:
-        for fault in outcome.faults:
-            if outcome.bots[fault.seat] == 0:
-                print(
-                    f"{args.bot} faulted in game {outcome.game_number}, round {fault.round},"
-                    f" trick {fault.trick}: {fault.kind.value}: {fault.detail}",
-                    file=sys.stderr,
-                )
-                output = outcome.outputs[fault.seat].strip()
-                if output:
-                    print("its last output:\n" + output[-2000:], file=sys.stderr)
-                return 1
-    mine = report.summaries[0]
+    if not rules.min_players <= args.players <= rules.max_players:
+        return _fail(f"{rules.name} seats {rules.min_players} to {rules.max_players} players")
+    specs = [BotSpec(args.bot, "your bot")]
+    specs += [BotSpec("builtin:random", f"builtin:random#{k}") for k in range(1, args.players)]
+    limits = Limits(move_seconds=args.per_move)
+    places: list[int] = []
+    moves, think = 0, 0.0
+    # The runner's own `with`: stopping at the first fault stops the bots' processes now,
+    # not when the suspended match generator is collected (closing a runner twice is fine).
+    with make_runner("process", limits) as runner:
+        outcomes = play_match(
+            rules,
+            specs,
+            runner,
+            seed=args.seed,
+            game_numbers=range(1, args.games + 1),
+            keep_replays=False,
+        )
+        for number in range(1, args.games + 1):
+            print(
+                f"validate: game {number} of {args.games} ({rules.name}, {args.players} seats,"
+                f" {limits.move_seconds:g} s a move and a {limits.bank_seconds:g} s bank)...",
+                file=sys.stderr,
+                flush=True,
+            )
+            outcome = next(outcomes)
+            seat = outcome.bots.index(0)
+            for fault in outcome.faults:
+                if fault.seat == seat:
+                    print(
+                        f"{args.bot} faulted in game {outcome.game_number}, round {fault.round},"
+                        f" trick {fault.trick}: {fault.kind.value}: {fault.detail}",
+                        file=sys.stderr,
+                    )
+                    output = outcome.outputs[seat].strip()
+                    if output:
+                        print("its last output:\n" + output[-2000:], file=sys.stderr)
+                    print("validate: stopped at the first fault", file=sys.stderr)
+                    return 1
+            places.append(outcome.place_of_bot(0))
+            moves += outcome.moves[seat]
+            think += outcome.think_seconds[seat]
+    per_move = 1000 * think / moves if moves else 0.0
     print(
-        f"OK: {args.bot} played {mine.games} {rules.name} games under the process runner"
-        f" without a fault (mean place {mine.mean_place:.2f} of {len(config.bots)},"
-        f" {mine.mean_move_ms:.1f} ms per move)"
+        f"OK: {args.bot} played {args.games} {rules.name} games under the process runner"
+        f" without a fault (mean place {sum(places) / len(places):.2f} of {args.players},"
+        f" {per_move:.1f} ms per move)"
     )
     return 0
 
@@ -240,8 +261,19 @@ def cmd_replay(args: argparse.Namespace) -> int:
             return _fail(f"cannot write {args.html}: {error.strerror or error}")
         print(f"wrote {args.html}: open it in a browser (it needs no network)")
         return 0
+    problems = check_replay(replay)
+    if problems:
+        print(
+            f"cucumbers: warning: {args.file} breaks the rules ({len(problems)} problem(s);"
+            f" cucumbers check-replay lists them all), first: {problems[0]}",
+            file=sys.stderr,
+        )
     color = sys.stdout.isatty() if args.color is None else args.color
-    print(render_replay(replay, color=color))
+    try:
+        text = render_replay(replay, color=color)
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError):
+        return _fail(f"{args.file} cannot be drawn: it does not have the shape of a replay")
+    print(text)
     return 0
 
 
@@ -266,35 +298,6 @@ def cmd_check_replay(args: argparse.Namespace) -> int:
     return 1 if bad else 0
 
 
-def cmd_upload(args: argparse.Namespace) -> int:
-    from .upload import UploadFailed, resolve, upload_bot
-
-    if not args.file.is_file():
-        return _fail(f"no such file: {args.file}")
-    try:
-        server, token = resolve(args.server, args.token)
-        result = upload_bot(
-            args.file,
-            args.bot,
-            server=server,
-            token=token,
-            game=args.game,
-            allow_http=args.allow_http,
-        )
-    except UploadFailed as error:
-        return _fail(str(error))
-    print(
-        f"uploaded {args.file} as {result.bot} v{result.version} ({result.status}):"
-        f" validation follows, see {result.url}"
-    )
-    return 0
-
-
-def _fail(message: str) -> int:
-    print(f"cucumbers: error: {message}", file=sys.stderr)
-    return 2
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="cucumbers", description="Write, play and check Cucumber Arena bots locally."
@@ -310,13 +313,38 @@ def build_parser() -> argparse.ArgumentParser:
     add_match_arguments(play, ["process", *[name for name in RUNNERS if name != "process"]])
     play.set_defaults(run=run_match_command)
 
-    validate = commands.add_parser("validate", help="check that a bot loads and plays cleanly")
-    validate.add_argument("bot", type=_bot, help="the bot file")
-    validate.add_argument("--game", choices=list(registry()), default=FIVE_CUCUMBERS.name)
-    validate.add_argument("--games", type=_positive, default=3)
-    validate.add_argument("--players", type=_positive, default=4)
-    validate.add_argument("--seed", type=_seed, default=1)
-    validate.add_argument("--per-move", type=_seconds, default=Limits().move_seconds)
+    validate = commands.add_parser(
+        "validate",
+        help="check that a bot loads and plays cleanly",
+        description="Load the bot, then play games against builtin:random in a subprocess,"
+        " as the platform's validation does; stop at the first fault and explain it.",
+    )
+    validate.add_argument("bot", type=_bot, help="the bot file (.py) or builtin:NAME")
+    validate.add_argument(
+        "--game",
+        choices=list(registry()),
+        default=FIVE_CUCUMBERS.name,
+        help="the game to play (default: %(default)s)",
+    )
+    validate.add_argument(
+        "--games", type=_positive, default=3, help="games to play (default: %(default)s)"
+    )
+    validate.add_argument(
+        "--players",
+        type=_positive,
+        default=4,
+        help="table size: your bot and builtin:random in the other seats (default: %(default)s)",
+    )
+    validate.add_argument(
+        "--seed", type=_seed, default=1, help="match seed of the games (default: %(default)s)"
+    )
+    validate.add_argument(
+        "--per-move",
+        type=_seconds,
+        default=Limits().move_seconds,
+        metavar="SECONDS",
+        help="time per move (default: %(default)s; the time bank is the usual one)",
+    )
     validate.set_defaults(run=cmd_validate)
 
     replay = commands.add_parser("replay", help="show a replay in the terminal or a web page")
@@ -335,33 +363,25 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--quiet", "-q", action="store_true", help="print only problems")
     check.set_defaults(run=cmd_check_replay)
 
-    upload = commands.add_parser("upload", help="upload a bot to a Cucumber Arena server")
-    upload.add_argument("file", type=Path, help="the bot file (.py)")
-    upload.add_argument("--bot", required=True, metavar="NAME", help="your bot's name")
-    upload.add_argument(
-        "--game",
-        choices=list(registry()),
-        help="the bot's game: needed only to create a new bot",
-    )
-    upload.add_argument(
-        "--server", metavar="URL", help="default: $CUCUMBERS_SERVER, the config file, or local"
-    )
-    upload.add_argument("--token", help="API token (default: $CUCUMBERS_TOKEN or the config file)")
-    upload.add_argument(
-        "--allow-http",
-        action="store_true",
-        help="send the token over plain http to a server other than this machine",
-    )
-    upload.set_defaults(run=cmd_upload)
+    add_tool_commands(commands)
+    add_site_commands(commands)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return int(args.run(args))
+        status = int(args.run(args))
+        sys.stdout.flush()  # a closed pipe shows here, inside the try, not at exit
+        return status
     except (UnknownGameError, ValueError) as error:
         return _fail(str(error))
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # `cucumbers replay FILE | head`: the reader has had enough. Point stdout at
+        # /dev/null so that the interpreter's own flush at exit does not fail again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141  # what a shell reports for a process ended by SIGPIPE

@@ -2,9 +2,10 @@
 ``cucumbers play`` (and of the arena's ``match`` command, which only adds a runner).
 
 Games are numbered from 1; game ``k`` always has the same deal seed and seating whatever the
-number of workers, so results are identical for bots that carry nothing from one game to
-the next. With one worker, all games are one series (one bot object per bot); with N
-workers, each worker plays a contiguous block of games as its own series.
+number of workers (:func:`~cucumbers.match.game_plan`, plain or duplicate), so results are
+identical for bots that carry nothing from one game to the next. With one worker, all games
+are one series (one bot object per bot); with N workers, each worker plays a contiguous
+block of games as its own series.
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ class PlayConfig:
         limits: time and resource limits.
         workers: processes to spread the games over.
         replays: a folder to write one replay per game into (and the bots' output), or None.
+        duplicate: play each deal once per seat rotation (:func:`~cucumbers.match.game_plan`);
+            ``games`` must then be a whole number of rotations (``len(bots)`` games each).
     """
 
     rules: GameRules
@@ -49,6 +52,7 @@ class PlayConfig:
     limits: Limits = field(default_factory=Limits)
     workers: int = 1
     replays: Path | None = None
+    duplicate: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +73,7 @@ class PlayReport:
             "seconds": round(self.seconds, 3),
             "sandbox": self.config.sandbox,
             "workers": self.config.workers,
+            "duplicate": self.config.duplicate,
             "bots": [summary.to_json() for summary in self.summaries],
         }
 
@@ -114,6 +119,7 @@ def _play_block(
         seed=config.seed,
         game_numbers=numbers,
         keep_replays=keep,
+        duplicate=config.duplicate,
     ):
         if keep:
             _write_files(config, outcome)
@@ -160,6 +166,10 @@ def run_play(config: PlayConfig, progress: Callable[[int], None] | None = None) 
     if config.workers < 1:
         raise ValueError("workers must be at least 1")
     config.rules.check_players(len(config.bots))
+    if config.duplicate and config.games % len(config.bots):
+        raise ValueError(
+            f"a duplicate match plays whole seat rotations: a multiple of {len(config.bots)} games"
+        )
     config = replace(config, bots=unique_names(config.bots))
     if config.replays is not None:
         config.replays.mkdir(parents=True, exist_ok=True)

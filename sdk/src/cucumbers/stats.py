@@ -88,7 +88,7 @@ def summarize(names: Sequence[str], outcomes: Iterable[GameOutcome]) -> list[Bot
 
 def format_table(summaries: Sequence[BotSummary]) -> str:
     """A plain-text table of the summaries, best mean place first."""
-    header = ("bot", "games", "wins", "mean place", "faults", "ms/move")
+    header = ("bot", "games", "wins", "mean place ± 95% interval", "faults", "ms/move")
     rows = []
     for s in sorted(summaries, key=lambda s: (s.mean_place, s.bot)):
         faults = ", ".join(f"{kind} {n}" for kind, n in sorted(s.faults.items())) or "-"

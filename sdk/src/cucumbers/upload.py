@@ -8,7 +8,7 @@ set ``server``)::
     token = "cuc_..."
 
 >>> upload_bot(Path("mybot.py"), "mybot", server=..., token=...)   # doctest: +SKIP
-UploadResult(bot='mybot', version=3, status='queued', url='https://.../bots/12/')
+UploadResult(bot='mybot', version=3, status='queued', url='https://.../bots/12/', bot_id=12)
 """
 
 from __future__ import annotations
@@ -45,6 +45,8 @@ class UploadResult:
     version: int
     status: str
     url: str
+    #: The bot's id in the API (``/api/bots/<id>/``), when the server gave it.
+    bot_id: int | None = None
 
 
 def config_path() -> Path:
@@ -204,6 +206,7 @@ def upload_bot(
             version=int(payload["version"]["number"]),
             status=str(payload["version"]["status"]),
             url=str(payload["bot"]["url"]),
+            bot_id=int(payload["bot"]["id"]) if "id" in payload["bot"] else None,
         )
     except (KeyError, TypeError, ValueError):
         raise UploadFailed(f"{server} answered something unexpected") from None

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import ClassVar
 
+from ..faults import BotFault
 from ..view import GameResult, GameStart, RoundResult, View
 
 MIB = 1024 * 1024
@@ -104,6 +105,11 @@ class BotClient(ABC):
     @abstractmethod
     def close(self) -> None:
         """Stop the bot and everything it started. Safe to call twice."""
+
+    def load_fault(self) -> BotFault | None:
+        """Why the bot could not be loaded once the runner has started it (its first move
+        would raise this fault), or None. Runners whose bots cannot fail to load keep this."""
+        return None
 
 
 class Runner(ABC):

@@ -80,6 +80,9 @@ class InProcessClient(BotClient):
         if self._bot is not None:
             self._hook(self._bot.end_game, result)
 
+    def load_fault(self) -> BotFault | None:
+        return self._load_fault
+
     def take_output(self) -> str:
         return self._tail.take()
 

@@ -195,6 +195,9 @@ class ProcessClient(BotClient):
         if self._host is not None:
             self._host.send(EndGame(result))
 
+    def load_fault(self) -> BotFault | None:
+        return self._load_fault
+
     def take_output(self) -> str:
         if self._host is not None:
             self._host.drain_output()

@@ -1,0 +1,110 @@
+"""A bot's matches from the server: the engine of ``cucumbers matches`` and
+``cucumbers download``.
+
+``download`` writes, for every finished match of the bot (every page, no cap), into one
+folder so that ``cucumbers check-replay OUT`` reads them all::
+
+    OUT/match-41-game-1.json.gz        each game's replay, ready for replay/check-replay/repro
+    OUT/match-41-game-1.output.txt     your bots' own output tails of that game, if any
+
+Replays already there are kept, so running it again fetches only what is new.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .api import Client, RequestFailed
+from .replay import ReplayFileError, loads_replay, save_replay
+
+
+@dataclass(frozen=True, slots=True)
+class Downloaded:
+    """What :func:`download_matches` did: matches seen, replays and output files written,
+    and replays already on disk (kept)."""
+
+    matches: int
+    replays: int
+    outputs: int
+    kept: int
+
+
+def match_pages(client: Client, bot_id: int, *, finished: bool = False) -> Iterator[dict[str, Any]]:
+    """The bot's matches, newest first, through every page."""
+    query = f"/api/matches/?bot={bot_id}" + ("&status=finished" if finished else "")
+    return client.pages(query)
+
+
+def bot_seats(replay: Mapping[str, Any], bot_id: int) -> list[int]:
+    """The seats of a site replay where the bot with id ``bot_id`` sat (the site adds
+    ``bot`` to each uploaded bot's player entry)."""
+    return [
+        seat
+        for seat, player in enumerate(replay.get("players", []))
+        if isinstance(player, Mapping) and player.get("bot") == bot_id
+    ]
+
+
+def match_line(match: Mapping[str, Any], bot_id: int) -> str:
+    """One line of ``cucumbers matches``: id, when, kind, game, status, the bot's place."""
+    participants = list(match.get("participants", []))
+    mine = next((p for p in participants if p.get("bot") == bot_id), None)
+    others = [str(p.get("name")) for p in participants if p is not mine]
+    when = str(match.get("finished_at") or match.get("created_at") or "")[:16].replace("T", " ")
+    if mine is not None and mine.get("placement") is not None:
+        mean = mine.get("mean_place")
+        shown = f"{mean:.2f}" if isinstance(mean, int | float) else "?"
+        place = (
+            f"placed {mine['placement']} of {len(participants)} (mean place {shown},"
+            f" {mine.get('wins', 0)} wins, {mine.get('faults', 0)} faults)"
+        )
+    else:
+        place = "-"
+    games = len(match.get("games", []))
+    return (
+        f"{match.get('id'):>6}  {when:16}  {match.get('kind', ''):10}  {match.get('game', '')}"
+        f"  {match.get('status', '')}  {games} games  {place}  vs {', '.join(others)}"
+    )
+
+
+def download_matches(
+    client: Client,
+    bot_id: int,
+    out: Path,
+    *,
+    on_game: Callable[[Path, list[int]], None] | None = None,
+) -> Downloaded:
+    """Fetch every finished match of the bot into ``out`` (layout in the module docstring).
+    ``on_game(path, seats)`` is called for each replay written, with the bot's seats."""
+    matches = replays = outputs = kept = 0
+    for match in match_pages(client, bot_id, finished=True):
+        matches += 1
+        out.mkdir(parents=True, exist_ok=True)
+        names = {p.get("index"): p.get("name") for p in match.get("participants", [])}
+        for game in match.get("games", []):
+            stem = f"match-{match['id']}-game-{game['number']}"
+            path = out / f"{stem}.json.gz"
+            if path.exists():
+                kept += 1
+            else:
+                data = client.get_bytes(str(game["replay"]))
+                try:
+                    replay = loads_replay(data, str(game["replay"]))
+                except ReplayFileError as error:
+                    raise RequestFailed(str(error)) from None
+                save_replay(replay, path)
+                replays += 1
+                if on_game is not None:
+                    on_game(path, bot_seats(replay, bot_id))
+            tails = game.get("outputs") or {}
+            if tails:
+                text = "\n".join(
+                    f"== participant {index}: {names.get(int(index), '?')} ==\n{tail}"
+                    for index, tail in sorted(tails.items(), key=lambda item: int(item[0]))
+                )
+                (out / f"{stem}.output.txt").write_text(text, encoding="utf-8")
+                outputs += 1
+    return Downloaded(matches, replays, outputs, kept)
