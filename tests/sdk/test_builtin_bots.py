@@ -93,13 +93,12 @@ def in_two_processes(
 # -- legal play --------------------------------------------------------------------------
 
 
-def run_match(rules: GameRules, names: Sequence[str], seed: int, games: int) -> list[GameOutcome]:
+def run_match(
+    rules: GameRules, names: Sequence[str], seed: int, games: int, limits: Limits | None = None
+) -> list[GameOutcome]:
     specs = [BotSpec(f"builtin:{name}", f"{name}#{i}") for i, name in enumerate(names)]
-    return list(
-        play_match(
-            rules, specs, InProcessRunner(Limits()), seed=seed, game_numbers=range(1, games + 1)
-        )
-    )
+    runner = InProcessRunner(limits or Limits())
+    return list(play_match(rules, specs, runner, seed=seed, game_numbers=range(1, games + 1)))
 
 
 @pytest.mark.parametrize(("rules", "n"), TABLES, ids=TABLE_IDS)
@@ -143,8 +142,11 @@ def test_every_builtin_answers_every_view_with_a_legal_int(rules: GameRules) -> 
 @pytest.mark.parametrize("rules", [FIVE_CUCUMBERS, CONCOMBRE], ids=["fc", "concombre"])
 def test_heuristic_and_search_replay_identically_from_the_same_seed(rules: GameRules) -> None:
     names = ["search", "heuristic", "random", "search"]
-    first = run_match(rules, names, seed=99, games=1)
-    second = run_match(rules, names, seed=99, games=1)
+    # Time enough that the search is never cut short: its moves depend on the position and
+    # the seed only, and a busy machine (where a 1 s move would be cut) must not change them.
+    ample = Limits(move_seconds=600.0, bank_seconds=600.0)
+    first = run_match(rules, names, seed=99, games=1, limits=ample)
+    second = run_match(rules, names, seed=99, games=1, limits=ample)
     assert [o.replay for o in first] == [o.replay for o in second]
     assert [o.placement for o in first] == [o.placement for o in second]
 
