@@ -81,9 +81,16 @@ def test_a_document_that_is_not_public_is_404(client: Client) -> None:
     assert client.get("/docs/..%2Fsettings/").status_code == 404
 
 
-def test_no_document_of_the_repository_points_outside_it() -> None:
-    for path in [*documents.docs_dir().glob("*.md"), documents.docs_dir().parent / "README.md"]:
-        assert "../shared" not in path.read_text(), path
+def test_every_relative_link_of_the_docs_leads_to_a_file_of_the_repository() -> None:
+    """A clone has nothing beside the repository: a link must resolve inside it."""
+    repo = documents.docs_dir().parent.resolve()
+    for path in [*documents.docs_dir().glob("*.md"), repo / "README.md"]:
+        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", path.read_text()):
+            if "://" in target or target.startswith("mailto:"):
+                continue
+            resolved = (path.parent / target).resolve()
+            assert resolved.is_relative_to(repo), (path.name, target)
+            assert resolved.exists(), (path.name, target)
 
 
 def test_getting_started_gives_this_sites_commands_and_serves_its_sdk(
