@@ -19,6 +19,7 @@ from importlib import resources
 from pathlib import Path
 
 from . import __version__
+from .cli_args import add_per_move
 from .cli_args import bot_arg as _bot
 from .cli_args import fail as _fail
 from .cli_args import positive_arg as _positive
@@ -338,13 +339,7 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_argument(
         "--seed", type=_seed, default=1, help="match seed of the games (default: %(default)s)"
     )
-    validate.add_argument(
-        "--per-move",
-        type=_seconds,
-        default=Limits().move_seconds,
-        metavar="SECONDS",
-        help="time per move (default: %(default)s; the time bank is the usual one)",
-    )
+    add_per_move(validate, "time per move (default: %(default)s; the time bank is the usual one)")
     validate.set_defaults(run=cmd_validate)
 
     replay = commands.add_parser("replay", help="show a replay in the terminal or a web page")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .runners.base import Limits
+
 
 def seconds_arg(text: str) -> float:
     try:
@@ -16,24 +18,33 @@ def seconds_arg(text: str) -> float:
     return value
 
 
-def positive_arg(text: str) -> int:
+def _whole(text: str, minimum: int, name: str, bound: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+        raise argparse.ArgumentTypeError(f"not {name}: {text!r}") from None
+    if value < minimum:
+        raise argparse.ArgumentTypeError(f"{bound}: {text!r}")
     return value
+
+
+def positive_arg(text: str) -> int:
+    return _whole(text, 1, "a whole number", "must be at least 1")
 
 
 def seed_arg(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer seed: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"the seed must be >= 0: {text!r}")
-    return value
+    return _whole(text, 0, "an integer seed", "the seed must be >= 0")
+
+
+def add_per_move(parser: argparse.ArgumentParser, help_text: str) -> None:
+    """The ``--per-move SECONDS`` option (default: the usual limit), as every command has it."""
+    parser.add_argument(
+        "--per-move",
+        type=seconds_arg,
+        default=Limits().move_seconds,
+        metavar="SECONDS",
+        help=help_text,
+    )
 
 
 def bot_arg(text: str) -> str:

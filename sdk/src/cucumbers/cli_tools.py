@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .cli_args import add_per_move
 from .cli_args import bot_arg as _bot
 from .cli_args import fail as _fail
 from .cli_args import positive_arg as _positive
@@ -116,13 +117,7 @@ def add_tool_commands(commands: Any) -> None:
         metavar="FILE",
         help="also write a self-contained test file (the replay inside) that does the same",
     )
-    repro.add_argument(
-        "--per-move",
-        type=_seconds,
-        default=Limits().move_seconds,
-        metavar="SECONDS",
-        help="the views' time per move (default: %(default)s, as on the site)",
-    )
+    add_per_move(repro, "the views' time per move (default: %(default)s, as on the site)")
     repro.add_argument(
         "--bank",
         type=_seconds,
@@ -172,11 +167,5 @@ def add_tool_commands(commands: Any) -> None:
         default="process",
         help="where bots run (default: %(default)s)",
     )
-    compare_.add_argument(
-        "--per-move",
-        type=_seconds,
-        default=Limits().move_seconds,
-        metavar="SECONDS",
-        help="time per move (default: %(default)s)",
-    )
+    add_per_move(compare_, "time per move (default: %(default)s)")
     compare_.set_defaults(run=cmd_compare)
