@@ -4,8 +4,8 @@ arena worker reads it, and so does the platform's Celery app.
 
 Messages (JSON text, schemas in :mod:`arena.contract`):
 
-- platform → arena, on :data:`URGENT_QUEUE` or :data:`LADDER_QUEUE`: :data:`PLAY_TASK` with a
-  ``MatchJob``;
+- platform → arena, on :data:`URGENT_QUEUE`, :data:`TOURNAMENT_QUEUE` or :data:`LADDER_QUEUE`:
+  :data:`PLAY_TASK` with a ``MatchJob``;
 - arena → platform, on :data:`REPORTS_QUEUE`: :data:`STARTED_TASK` with a ``MatchStarted``
   when a worker begins a job, :data:`REPORT_TASK` with the ``MatchReport`` when it ends.
 
@@ -26,10 +26,13 @@ from urllib.parse import parse_qs, urlsplit
 
 #: Matches someone waits for (a new upload's verdict, a challenge): served first.
 URGENT_QUEUE: Final = "urgent"
+#: Tournament matches: a whole schedule at once, served after the urgent queue (it must not
+#: starve validations) and before the ladder (an event has a start and people waiting).
+TOURNAMENT_QUEUE: Final = "tournament"
 #: Ladder matches: the steady background load.
 LADDER_QUEUE: Final = "ladder"
 #: The queues arena workers serve, most urgent first (Redis: ``queue_order_strategy``).
-MATCH_QUEUES: Final = (URGENT_QUEUE, LADDER_QUEUE)
+MATCH_QUEUES: Final = (URGENT_QUEUE, TOURNAMENT_QUEUE, LADDER_QUEUE)
 #: What workers send back: served by the platform's own worker, which holds the database.
 REPORTS_QUEUE: Final = "reports"
 #: The platform's periodic jobs (top-up, reaper, re-validation, delayed retries).
@@ -87,7 +90,7 @@ class BrokerSettings:
                     "visibility_timeout": self.visibility_seconds,
                     "unacked_restore_interval": self.restore_seconds,
                     # A worker serving several queues takes from the first non-empty one in
-                    # the order given (-Q urgent,ladder): validations before the ladder.
+                    # the order given (-Q urgent,tournament,ladder): validations first.
                     "queue_order_strategy": "priority",
                 },
             }

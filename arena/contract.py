@@ -58,6 +58,7 @@ class MatchKind(StrEnum):
     VALIDATION = "validation"
     LADDER = "ladder"
     CHALLENGE = "challenge"
+    TOURNAMENT = "tournament"
 
 
 class JobLimits(_Message):

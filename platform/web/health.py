@@ -24,7 +24,7 @@ from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from kombu import Connection  # type: ignore[attr-defined]  # kombu declares no exports
 
-from arena.broker import LADDER_QUEUE, URGENT_QUEUE
+from arena.broker import MATCH_QUEUES
 from web.matches.models import Match, MatchStatus
 
 logger = logging.getLogger(__name__)
@@ -63,7 +63,7 @@ def _queue_depths() -> dict[str, int] | None:
                 # Declared, not passively: an empty Redis queue has no key, and a passive
                 # declare would call it missing.
                 queue: channel.queue_declare(queue=queue).message_count
-                for queue in (URGENT_QUEUE, LADDER_QUEUE)
+                for queue in MATCH_QUEUES
             }
     except Exception:
         logger.exception("readiness: the broker does not answer")

@@ -91,6 +91,7 @@ INSTALLED_APPS = [
     "web.pipeline",
     "web.api",
     "web.pages",
+    "web.tournaments",
 ]
 
 MIDDLEWARE = [
@@ -357,6 +358,8 @@ CELERY_BEAT_SCHEDULE = {
     "revalidate-failed": {"task": "pipeline.revalidate_failed", "schedule": 120.0},
     "top-up-ladder": {"task": "pipeline.top_up_ladder", "schedule": float(LADDER_TOP_UP_SECONDS)},
     "reap-matches": {"task": "pipeline.reap_matches", "schedule": float(MATCH_REAPER_SECONDS)},
+    # Starts the tournaments that are due; finishes any whose last match's signal was lost.
+    "advance-tournaments": {"task": "tournaments.advance", "schedule": 30.0},
 }
 
 # --- API ------------------------------------------------------------------------------------

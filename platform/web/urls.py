@@ -23,4 +23,5 @@ urlpatterns = [
     path("", include("web.bots.urls")),
     path("", include("web.matches.urls")),
     path("", include("web.pages.urls")),
+    path("", include("web.tournaments.urls")),
 ]

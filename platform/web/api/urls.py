@@ -8,12 +8,14 @@ from rest_framework.routers import DefaultRouter
 
 from . import views
 from .stats import BotStatsView
+from .tournaments import EntryListView, EntryView, TournamentViewSet
 
 router = DefaultRouter()
 router.register("bots", views.BotViewSet, basename="api-bot")
 router.register(r"bots/(?P<bot_pk>\d+)/versions", views.BotVersionViewSet, basename="api-version")
 router.register("matches", views.MatchViewSet, basename="api-match")
 router.register("tokens", views.TokenViewSet, basename="api-token")
+router.register("tournaments", TournamentViewSet, basename="api-tournament")
 
 #: Swagger UI: its script is a file of the site (the split view, not an inline one), but it
 #: styles its own elements inline; on this page only, whose content is our schema.
@@ -26,6 +28,16 @@ urlpatterns = [
     path("uploads/", views.UploadView.as_view(), name="api-upload"),
     path("challenges/", views.ChallengeView.as_view(), name="api-challenge"),
     path("bots/<int:bot_pk>/stats/", BotStatsView.as_view(), name="api-bot-stats"),
+    path(
+        "tournaments/<int:tournament_pk>/entries/",
+        EntryListView.as_view(),
+        name="api-tournament-entries",
+    ),
+    path(
+        "tournaments/<int:tournament_pk>/entries/<int:entry_pk>/",
+        EntryView.as_view(),
+        name="api-tournament-entry",
+    ),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", api_docs, name="api-docs"),
     path("", include(router.urls)),

@@ -32,6 +32,7 @@ class MatchKind(models.TextChoices):
     VALIDATION = "validation", "validation"
     LADDER = "ladder", "ladder"
     CHALLENGE = "challenge", "challenge"
+    TOURNAMENT = "tournament", "tournament"
 
 
 def replay_storage() -> Storage:

@@ -1,6 +1,6 @@
 """Sending a queued match to the arena: each send is a new *attempt* (:meth:`Match.issue`),
 and the match's :class:`~arena.contract.MatchJob` goes on its kind's queue (validations and
-challenges on ``urgent``, served before ``ladder``).
+challenges on ``urgent``, served before ``tournament``, served before ``ladder``).
 
 A broker that is down must not undo or break what was saved: a send after commit is
 ``robust`` (its failure is logged, never raised into the request that queued the match), the
@@ -19,7 +19,13 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 
-from arena.broker import LADDER_QUEUE, MAINTENANCE_QUEUE, PLAY_TASK, URGENT_QUEUE
+from arena.broker import (
+    LADDER_QUEUE,
+    MAINTENANCE_QUEUE,
+    PLAY_TASK,
+    TOURNAMENT_QUEUE,
+    URGENT_QUEUE,
+)
 from arena.contract import MatchJob, dump
 from web.matches.models import Match, MatchKind
 
@@ -33,7 +39,9 @@ SEND_MATCH_TASK = "pipeline.send_match"
 
 def queue_for(kind: str) -> str:
     """The queue of a match of ``kind`` (a ``MatchKind`` value)."""
-    return LADDER_QUEUE if kind == MatchKind.LADDER else URGENT_QUEUE
+    if kind == MatchKind.LADDER:
+        return LADDER_QUEUE
+    return TOURNAMENT_QUEUE if kind == MatchKind.TOURNAMENT else URGENT_QUEUE
 
 
 def issue_job(match_id: int, resend_before: datetime | None = None) -> MatchJob | RunReport:

@@ -17,7 +17,7 @@ from arena.matchmaking import Candidate, MatchmakingSettings, plan_tables
 from cucumbers.games import rules_for
 from cucumbers.match import SEED_BITS, duplicate_games
 from web.bots.house import HOUSE_USERNAME
-from web.bots.models import Bot, Game
+from web.bots.models import Bot, BotVersion, Game
 from web.matches.models import Match, MatchKind, MatchStatus, Participant
 
 from .dispatch import send_match_on_commit
@@ -70,12 +70,17 @@ def create_match(
     send: bool = True,
     games: int | None = None,
     duplicate: bool = False,
+    versions: Sequence[BotVersion] | None = None,
+    seed: int | None = None,
 ) -> Match:
-    """A queued match of ``bots`` (their active versions) of ``games`` games (default
-    ``MATCH_GAMES``), sent to the arena once the caller's transaction commits; with
-    ``send=False`` it waits to be played in the foreground (``run_match``: the ``ladder``
-    command, the benchmark)."""
-    seed = (rng or random.SystemRandom()).getrandbits(SEED_BITS)
+    """A queued match of ``bots`` of ``games`` games (default ``MATCH_GAMES``), sent to the
+    arena once the caller's transaction commits; with ``send=False`` it waits to be played
+    in the foreground (``run_match``: the ``ladder`` command, the benchmark). The bots play
+    their active versions, or ``versions`` (a tournament's frozen ones); the deals follow
+    from ``seed`` (default: drawn from ``rng``)."""
+    if seed is None:
+        seed = (rng or random.SystemRandom()).getrandbits(SEED_BITS)
+    playing = list(versions) if versions is not None else [bot.active_version for bot in bots]
     match = Match.objects.create(
         game=game,
         kind=kind,
@@ -94,10 +99,10 @@ def create_match(
             match=match,
             index=index,
             bot=bot,
-            version=bot.active_version,
+            version=version,
             name=f"{bot.owner.username}/{bot.name}",
         )
-        for index, bot in enumerate(bots)
+        for index, (bot, version) in enumerate(zip(bots, playing, strict=True))
     )
     log_event(MatchEvent.QUEUED, match=match.pk, kind=kind, game=game, seats=len(bots))
     if send:

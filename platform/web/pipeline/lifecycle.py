@@ -21,6 +21,7 @@ from web.bots.models import BotVersion, VersionStatus
 from web.matches.models import Match, MatchStatus
 
 from .events import MatchEvent, log_event
+from .signals import announce_match_ended
 
 #: Longest wait between two attempts after infrastructure errors.
 MAX_RETRY_SECONDS = 600
@@ -90,6 +91,8 @@ def fail(match_id: int, reason: str, attempt: uuid.UUID | None = None) -> bool:
     if failed:
         log_event(MatchEvent.FAILED, match=match_id, reason=reason)
         version_waiting(match_id)
+        kind = Match.objects.filter(pk=match_id).values_list("kind", flat=True).first()
+        announce_match_ended(match_id, kind or "")
     return failed
 
 

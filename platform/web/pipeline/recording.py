@@ -25,6 +25,7 @@ from web.matches.replays import StoredFiles
 
 from . import validation
 from .rating import rate
+from .signals import announce_match_ended
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,4 +129,5 @@ def record_report(report: MatchReport) -> Recorded:
         match.save(update_fields=["status", "finished_at", "sandbox", "worker", "failure_reason"])
         if match.kind == MatchKind.VALIDATION:
             validation.decide(match, outcomes)
+        announce_match_ended(match.pk, match.kind)
     return Recorded(True, match.status, storage, perf_counter() - started)

@@ -1,11 +1,14 @@
-// A queued or running match's page: asks the API for the match's status every few seconds
-// and reloads the page when it changes (started, finished, failed), so that whoever waits
-// sees the result without pressing F5. Stops after an hour, or when the page is hidden.
+// A queued or running match's page (or a tournament's): asks the API for the match's status
+// (or the field named by data-live-field: a tournament's progress) every few seconds and
+// reloads the page when it changes (started, finished, failed, one more match played), so
+// that whoever waits sees the result without pressing F5. Stops after an hour, or when the
+// page is hidden.
 (function () {
   const live = document.querySelector("[data-live-match]");
   if (!live) return;
   const url = live.dataset.liveMatch;
   const shown = live.dataset.status;
+  const field = live.dataset.liveField || "status";
   const deadline = Date.now() + 3600 * 1000;
   async function poll() {
     if (Date.now() > deadline) return;
@@ -14,7 +17,7 @@
         const response = await fetch(url, {credentials: "same-origin", headers: {Accept: "application/json"}});
         if (response.ok) {
           const body = await response.json();
-          if (body.status !== shown) { location.reload(); return; }
+          if (String(body[field]) !== shown) { location.reload(); return; }
         }
       } catch (e) { /* the next poll tries again */ }
     }

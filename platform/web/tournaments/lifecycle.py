@@ -1,0 +1,130 @@
+"""A tournament's life: started when due (entries frozen, the whole schedule queued), finished
+when its last match ends. Beat's ``tournaments.advance`` does both every minute; the
+pipeline's :data:`~web.pipeline.signals.match_ended` finishes an event at once.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+
+from django.db import transaction
+from django.utils import timezone
+
+from arena.schedule import ScheduleError, TableSizes, default_rounds, plan_rounds
+from cucumbers.match import derive_seed
+from web.bots.models import Bot
+from web.matches.models import Match, MatchKind, MatchStatus
+from web.pipeline.ladder import create_match
+
+from .models import Entry, Tournament, TournamentMatch, TournamentStatus
+
+logger = logging.getLogger(__name__)
+
+
+def rounds_of(tournament: Tournament, entrants: int) -> int:
+    sizes = TableSizes(tournament.table_size_min, tournament.table_size_max)
+    return tournament.rounds or default_rounds(entrants, sizes)
+
+
+def start(tournament_id: int, *, send: bool = True) -> Tournament:
+    """Start an open tournament now: freeze each entry's active version (an entry whose bot
+    has none any more is dropped), plan the rounds and queue every table's match (on the
+    ``tournament`` queue once this commits; ``send=False`` leaves them to be played in the
+    foreground). Too few entries: the tournament is cancelled, saying why."""
+    with transaction.atomic():
+        tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
+        if tournament.status != TournamentStatus.OPEN:
+            return tournament
+        entries = list(tournament.entries.select_related("bot__owner", "bot__active_version"))
+        playing: list[Entry] = []
+        for entry in entries:
+            bot = entry.bot
+            if bot is None or not bot.on_leaderboard or bot.game != tournament.game:
+                logger.info(
+                    "tournament %s: entry %s dropped (no active version)", tournament.pk, entry
+                )
+                entry.delete()
+                continue
+            entry.version = bot.active_version
+            playing.append(entry)
+        Entry.objects.bulk_update(playing, ["version"])
+        tournament.started_at = timezone.now()
+        sizes = TableSizes(tournament.table_size_min, tournament.table_size_max)
+        try:
+            schedule = plan_rounds(
+                len(playing), sizes, rounds_of(tournament, len(playing)), tournament.seed
+            )
+        except ScheduleError as error:
+            tournament.status = TournamentStatus.CANCELLED
+            tournament.cancel_reason = f"Too few entries: {error}."[:200]
+            tournament.finished_at = tournament.started_at
+            tournament.save(update_fields=["status", "cancel_reason", "started_at", "finished_at"])
+            return tournament
+        tournament.status = TournamentStatus.RUNNING
+        tournament.save(update_fields=["status", "started_at"])
+        for number, tables in enumerate(schedule, start=1):
+            for table_number, table in enumerate(tables, start=1):
+                seated = [playing[index] for index in table]
+                bots: list[Bot] = [entry.bot for entry in seated if entry.bot is not None]
+                match = create_match(
+                    tournament.game,
+                    MatchKind.TOURNAMENT,
+                    bots,
+                    rated=tournament.rated,
+                    send=send,
+                    games=tournament.deals_per_table * len(seated),
+                    duplicate=True,
+                    versions=[entry.version for entry in seated if entry.version is not None],
+                    seed=derive_seed("tournament", tournament.seed, number, table_number),
+                )
+                TournamentMatch.objects.create(
+                    tournament=tournament,
+                    match=match,
+                    round=number,
+                    table=table_number,
+                    entries=[entry.pk for entry in seated],
+                )
+    return tournament
+
+
+def finish_if_done(tournament_id: int) -> bool:
+    """Mark a running tournament finished once none of its matches is queued or running;
+    True when this call did."""
+    with transaction.atomic():
+        pending = Match.objects.filter(
+            tournament_table__tournament_id=tournament_id,
+            status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING],
+        )
+        if pending.exists():
+            return False
+        return bool(
+            Tournament.objects.filter(pk=tournament_id, status=TournamentStatus.RUNNING).update(
+                status=TournamentStatus.FINISHED, finished_at=timezone.now()
+            )
+        )
+
+
+def advance() -> dict[str, int]:
+    """Start the tournaments that are due, finish those whose matches are all over."""
+    now = timezone.now()
+    due = Tournament.objects.filter(status=TournamentStatus.OPEN, starts_at__lte=now)
+    started = [start(pk).pk for pk in due.values_list("pk", flat=True)]
+    running = Tournament.objects.filter(status=TournamentStatus.RUNNING)
+    finished = [pk for pk in running.values_list("pk", flat=True) if finish_if_done(pk)]
+    return {"started": len(started), "finished": len(finished)}
+
+
+def on_match_ended(sender: object, match_id: int, kind: str, **kwargs: object) -> None:
+    """The pipeline's :data:`~web.pipeline.signals.match_ended`: a tournament's last match
+    finishes the tournament."""
+    if kind != MatchKind.TOURNAMENT:
+        return
+    row = TournamentMatch.objects.filter(match_id=match_id).values_list("tournament_id", flat=True)
+    tournament_id = row.first()
+    if tournament_id is not None:
+        finish_if_done(tournament_id)
+
+
+def new_seed() -> int:
+    return random.SystemRandom().getrandbits(48)

@@ -1,0 +1,153 @@
+"""Tournaments: events staff create, owners enter (one bot each), and the arena plays on a
+queue of its own.
+
+A tournament moves ``open → running → finished`` (or ``cancelled`` when too few entries are
+left at the start). Entries are taken until ``entry_deadline``; at ``starts_at`` each entry's
+active version is frozen (:attr:`Entry.version`) and the whole schedule is queued
+(:mod:`arena.schedule`, a round robin over tables): one match per table, each of
+``deals_per_table`` deal seeds played once per seat rotation.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.urls import reverse
+from django.utils import timezone
+
+from cucumbers.games import rules_for
+from web.bots.models import Bot, BotVersion, Game
+from web.matches.models import Match
+
+
+class TournamentStatus(models.TextChoices):
+    OPEN = "open", "open for entries"
+    RUNNING = "running", "running"
+    FINISHED = "finished", "finished"
+    CANCELLED = "cancelled", "cancelled"
+
+
+class TournamentFormat(models.TextChoices):
+    # arena/schedule.py says why this format and not Swiss rounds.
+    ROUND_ROBIN = "round-robin", "round robin over tables"
+
+
+class Tournament(models.Model):
+    name = models.CharField(max_length=80)
+    description = models.TextField(blank=True, max_length=2000)
+    game = models.CharField(max_length=20, choices=Game.choices)
+    format = models.CharField(
+        max_length=20, choices=TournamentFormat.choices, default=TournamentFormat.ROUND_ROBIN
+    )
+    table_size_min = models.PositiveSmallIntegerField(
+        default=4, help_text="the smallest table; tables are as even as the sizes permit"
+    )
+    table_size_max = models.PositiveSmallIntegerField(default=4, help_text="the largest table")
+    rounds = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        help_text="empty: enough for every entrant to be able to meet every other once",
+    )
+    deals_per_table = models.PositiveSmallIntegerField(
+        default=2, help_text="deal seeds per table, each played once per seat rotation"
+    )
+    rated = models.BooleanField(
+        default=False, help_text="whether its games also move the ladder's ratings"
+    )
+    entry_deadline = models.DateTimeField()
+    starts_at = models.DateTimeField()
+    status = models.CharField(
+        max_length=10, choices=TournamentStatus.choices, default=TournamentStatus.OPEN
+    )
+    seed = models.BigIntegerField(help_text="decides the schedule's seats and the deals")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    cancel_reason = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["-starts_at", "-id"]
+        indexes = [models.Index(fields=["status", "starts_at"], name="tournament_due")]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("tournament-detail", args=[self.pk])
+
+    def clean(self) -> None:
+        rules = rules_for(self.game) if self.game else None
+        problems: dict[str, str] = {}
+        if rules is not None and not (
+            rules.min_players <= self.table_size_min <= self.table_size_max <= rules.max_players
+        ):
+            problems["table_size_max"] = (
+                f"{rules.title} is played by {rules.min_players} to {rules.max_players}; the"
+                " smallest table no larger than the largest."
+            )
+        if self.entry_deadline and self.starts_at and self.entry_deadline > self.starts_at:
+            problems["entry_deadline"] = "Entries close at the start or before it."
+        if self.deals_per_table is not None and not 1 <= self.deals_per_table <= 50:
+            problems["deals_per_table"] = "1 to 50 deals per table."
+        if self.rounds is not None and not 1 <= self.rounds <= 100:
+            problems["rounds"] = "1 to 100 rounds."
+        if problems:
+            raise ValidationError(problems)
+
+    @property
+    def accepts_entries(self) -> bool:
+        return self.status == TournamentStatus.OPEN and timezone.now() < self.entry_deadline
+
+
+class Entry(models.Model):
+    """One bot in one tournament. ``version`` is empty until the start, then the version
+    that plays every match of the event, whatever its owner uploads meanwhile."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="entries")
+    bot = models.ForeignKey(
+        Bot, null=True, blank=True, on_delete=models.SET_NULL, related_name="entries"
+    )
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    version = models.ForeignKey(
+        BotVersion, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    name = models.CharField(max_length=100, help_text="owner/bot when entered")
+    entered_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "bot"], name="entry_bot_once"),
+        ]
+        ordering = ["entered_at", "id"]
+        verbose_name_plural = "entries"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class TournamentMatch(models.Model):
+    """Where a match sits in its tournament's schedule."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="tables")
+    match = models.OneToOneField(Match, on_delete=models.CASCADE, related_name="tournament_table")
+    round = models.PositiveSmallIntegerField()
+    table = models.PositiveSmallIntegerField()
+    # The entries at the table, in the match's participant order (participant index -> entry).
+    entries = models.JSONField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tournament", "round", "table"], name="tournament_table_once"
+            ),
+        ]
+        ordering = ["round", "table"]
+
+    def __str__(self) -> str:
+        return f"{self.tournament} round {self.round} table {self.table}"
