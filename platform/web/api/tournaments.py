@@ -21,7 +21,7 @@ from web.users import signed_in
 from .errors import Refused
 
 
-class EntrySerializer(serializers.ModelSerializer[Entry]):
+class TournamentEntrySerializer(serializers.ModelSerializer[Entry]):
     version = serializers.IntegerField(
         source="version.number",
         read_only=True,
@@ -36,7 +36,7 @@ class EntrySerializer(serializers.ModelSerializer[Entry]):
         read_only_fields = fields
 
 
-class StandingSerializer(serializers.Serializer[Any]):
+class TournamentStandingSerializer(serializers.Serializer[Any]):
     rank = serializers.IntegerField()
     entry = serializers.IntegerField(source="entry.pk")
     bot = serializers.IntegerField(source="entry.bot_id", allow_null=True)
@@ -56,14 +56,14 @@ class StandingSerializer(serializers.Serializer[Any]):
     faults = serializers.IntegerField()
 
 
-class HeadToHeadSerializer(serializers.Serializer[Any]):
+class TournamentHeadToHeadSerializer(serializers.Serializer[Any]):
     entry = serializers.IntegerField()
     opponent = serializers.IntegerField()
     ahead = serializers.IntegerField(help_text="games the entry finished ahead of the opponent")
     behind = serializers.IntegerField()
 
 
-class TableSerializer(serializers.Serializer[Any]):
+class TournamentTableSerializer(serializers.Serializer[Any]):
     round = serializers.IntegerField()
     table = serializers.IntegerField()
     match = serializers.IntegerField(source="match_id")
@@ -110,7 +110,7 @@ class TournamentDetailSerializer(TournamentSerializer):
     progress = serializers.SerializerMethodField(
         help_text="status:matches played; changes whenever the page would"
     )
-    entries = EntrySerializer(many=True, read_only=True)
+    entries = TournamentEntrySerializer(many=True, read_only=True)
     standings = serializers.SerializerMethodField()
     head_to_head = serializers.SerializerMethodField()
     tables = serializers.SerializerMethodField()
@@ -134,12 +134,12 @@ class TournamentDetailSerializer(TournamentSerializer):
         table = self._standings(tournament)
         return f"{tournament.status}:{table.matches_done if table else 0}"
 
-    @extend_schema_field(StandingSerializer(many=True))
+    @extend_schema_field(TournamentStandingSerializer(many=True))
     def get_standings(self, tournament: Tournament) -> list[dict[str, Any]]:
         table = self._standings(tournament)
-        return list(StandingSerializer(table.rows, many=True).data) if table else []
+        return list(TournamentStandingSerializer(table.rows, many=True).data) if table else []
 
-    @extend_schema_field(HeadToHeadSerializer(many=True))
+    @extend_schema_field(TournamentHeadToHeadSerializer(many=True))
     def get_head_to_head(self, tournament: Tournament) -> list[dict[str, int]]:
         table = self._standings(tournament)
         if not table:
@@ -149,11 +149,11 @@ class TournamentDetailSerializer(TournamentSerializer):
             for (a, b), record in sorted(table.head_to_head.items())
         ]
 
-    @extend_schema_field(TableSerializer(many=True))
+    @extend_schema_field(TournamentTableSerializer(many=True))
     def get_tables(self, tournament: Tournament) -> list[dict[str, Any]]:
         if tournament.status == TournamentStatus.OPEN:
             return []
-        return list(TableSerializer(tables_of(tournament), many=True).data)
+        return list(TournamentTableSerializer(tables_of(tournament), many=True).data)
 
 
 class TournamentFilter(filters.FilterSet):
@@ -171,13 +171,13 @@ class TournamentViewSet(viewsets.ReadOnlyModelViewSet[Tournament]):
     filterset_class = TournamentFilter
 
     def get_queryset(self) -> QuerySet[Tournament]:
-        return Tournament.objects.annotate(entrants=Count("entries"))
+        return Tournament.objects.annotate(entrants=Count("entries")).order_by("-starts_at", "-id")
 
     def get_serializer_class(self) -> type[serializers.BaseSerializer[Tournament]]:
         return TournamentDetailSerializer if self.action == "retrieve" else TournamentSerializer
 
 
-class EntryRequest(serializers.Serializer[Any]):
+class TournamentEntryRequest(serializers.Serializer[Any]):
     bot = serializers.IntegerField(min_value=1, max_value=2**63 - 1)
 
 
@@ -185,25 +185,25 @@ class EntryListView(generics.GenericAPIView[Any]):
     """Enter one of your bots (one per owner, before entries close)."""
 
     permission_classes = [permissions.IsAuthenticated]
-    serializer_class = EntryRequest
+    serializer_class = TournamentEntryRequest
 
-    @extend_schema(responses={201: EntrySerializer})
+    @extend_schema(responses={201: TournamentEntrySerializer})
     def post(self, request: Request, tournament_pk: int) -> Response:
-        data = EntryRequest(data=request.data)
+        data = TournamentEntryRequest(data=request.data)
         data.is_valid(raise_exception=True)
         _tournament_or_404(tournament_pk)
         try:
             entry = enter(signed_in(request), tournament_pk, data.validated_data["bot"])
         except EntryError as error:
             raise Refused(error) from None
-        return Response(EntrySerializer(entry).data, status=status.HTTP_201_CREATED)
+        return Response(TournamentEntrySerializer(entry).data, status=status.HTTP_201_CREATED)
 
 
 class EntryView(generics.GenericAPIView[Any]):
     """Withdraw your entry before entries close."""
 
     permission_classes = [permissions.IsAuthenticated]
-    serializer_class = EntrySerializer
+    serializer_class = TournamentEntrySerializer
 
     @extend_schema(responses={204: None})
     def delete(self, request: Request, tournament_pk: int, entry_pk: int) -> Response:

@@ -31,7 +31,7 @@ def tournament_list(request: HttpRequest) -> HttpResponse:
             "Open for entries",
             tournaments.filter(status=TournamentStatus.OPEN).order_by("starts_at"),
         ),
-        ("Running", tournaments.filter(status=TournamentStatus.RUNNING)),
+        ("Running", tournaments.filter(status=TournamentStatus.RUNNING).order_by("-started_at")),
         (
             "Finished",
             tournaments.filter(

@@ -164,3 +164,34 @@ def test_refusals_answer_as_the_schema_says(openapi: OpenAPI, user: User, other_
             response = call(path, data, "application/json")
         assert response.status_code == status, (method, path, response.content)
         checked(openapi, response)
+
+
+def test_tournaments_answer_as_the_schema_says(
+    openapi: OpenAPI, user: User, other_user: User, django_capture_on_commit_callbacks: Any
+) -> None:
+    from tests.web.tournaments.helpers import open_tournament, playing_bot
+    from tests.web.tournaments.test_pages_and_api import played_tournament
+
+    with django_capture_on_commit_callbacks(execute=True):
+        played = played_tournament()
+    upcoming = open_tournament(name="Upcoming")
+    anyone = Client()
+    for path in ("/api/tournaments/", f"/api/tournaments/{played.pk}/",
+                 f"/api/tournaments/{upcoming.pk}/", "/api/tournaments/?status=open"):  # fmt: skip
+        assert checked(openapi, anyone.get(path)).status_code == 200, path
+    api = logged_in(user)
+    url = f"/api/tournaments/{upcoming.pk}/entries/"
+    bot = playing_bot(user, "entrant", b"def play(view):\n    return view.legal[0]\n")
+    created = checked(openapi, api.post(url, {"bot": bot.pk}, "application/json"))
+    assert created.status_code == 201, created.content
+    refusals = [
+        (api.post(url, {"bot": bot.pk}, "application/json"), 409),
+        (api.post(url, {"bot": "x"}, "application/json"), 400),
+        (logged_in(other_user).delete(f"{url}{created.json()['id']}/"), 404),
+        (anyone.post(url, {"bot": bot.pk}, "application/json"), 401),
+        (anyone.get("/api/tournaments/999999/"), 404),
+    ]
+    for response, status in refusals:
+        assert response.status_code == status, response.content
+        checked(openapi, response)
+    assert checked(openapi, api.delete(f"{url}{created.json()['id']}/")).status_code == 204
