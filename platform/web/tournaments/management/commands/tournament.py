@@ -69,6 +69,9 @@ class Command(BaseCommand):
             command.add_argument("--rounds", type=int, help="default: enough to meet everyone")
             command.add_argument("--rated", action="store_true", help="rate it on the ladder")
             command.add_argument("--description", default="")
+            command.add_argument(
+                "--seed", type=int, help="schedule and deals, for a repeatable event"
+            )
         create.add_argument("--entries-close", default="+60", help="ISO time or +MINUTES")
         create.add_argument("--starts", help="ISO time or +MINUTES (default: entries close)")
         enter_cmd = commands.add_parser("enter", help="enter bots")
@@ -125,7 +128,7 @@ class Command(BaseCommand):
             rated=options["rated"],
             entry_deadline=closes,
             starts_at=starts,
-            seed=new_seed(),
+            seed=new_seed() if options["seed"] is None else options["seed"],
         )
         try:
             tournament.full_clean()
