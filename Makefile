@@ -57,6 +57,7 @@ format: install
 
 bench: sandbox services
 	$(BIN)/python benchmarks/engine.py
+	$(BIN)/python benchmarks/ladder_fairness.py
 	$(BIN)/python benchmarks/process_runner.py
 	$(BIN)/python benchmarks/docker_sandbox.py
 	$(BIN)/python benchmarks/pipeline.py

@@ -5,7 +5,11 @@ version finds its level in its first games, so it is seated first), else the one
 fewest recent games, then at random; so every active bot plays at about the same rate. Its
 opponents are the bots closest to it in Elo after adding some noise (so close bots meet
 most, but everyone meets everyone now and then), with a small penalty for bots that already
-played more than the others. The table size is drawn uniformly over the legal range. A bot
+played more than the others, and one for bots that already played more than their share
+at this table's size. The table size is drawn uniformly over the legal range; the size
+penalty keeps every bot's mix of table sizes near the ladder's: a seed (often a bot far
+from the others' ratings, or a new version) would otherwise drift to the small tables
+while the middle of the ladder sat at the large ones, which Halite III's users saw. A bot
 never sits twice at a table (the candidates are distinct bots), and two bots of one owner
 never share one while other bots can fill it: collusion between one's own bots is the risk
 of a multiplayer game. Bots without an owner to count (the house's: reference strategies,
@@ -32,6 +36,7 @@ class Candidate:
         recent_games: matches it played (or has queued) in the recent window.
         provisional: its active version has played few rated games yet.
         owner: whose bot it is; None for bots that may share a table (the house's).
+        table_sizes: its recent matches by table size, as (size, matches) pairs.
     """
 
     bot_id: int
@@ -39,6 +44,23 @@ class Candidate:
     recent_games: int = 0
     provisional: bool = False
     owner: int | None = None
+    table_sizes: tuple[tuple[int, int], ...] = ()
+
+    def matches_at(self, size: int) -> int:
+        return next((count for n, count in self.table_sizes if n == size), 0)
+
+    def with_match_at(self, size: int) -> Candidate:
+        """This candidate after one more recent match at a table of ``size``."""
+        sizes = dict(self.table_sizes)
+        sizes[size] = sizes.get(size, 0) + 1
+        return Candidate(
+            self.bot_id,
+            self.rating,
+            self.recent_games + 1,
+            self.provisional,
+            self.owner,
+            tuple(sorted(sizes.items())),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,12 +70,15 @@ class MatchmakingSettings:
     rating_noise: standard deviation (Elo points) of the noise added to the rating
         distance when choosing opponents.
     busy_penalty: Elo points of distance added per recent game above the least busy bot.
+    mix_penalty: Elo points of distance added per recent match a bot played at this table's
+        size beyond its fair share of its matches (the whole ladder's share at that size).
     """
 
     min_players: int
     max_players: int
     rating_noise: float = 150.0
     busy_penalty: float = 50.0
+    mix_penalty: float = 50.0
 
     def __post_init__(self) -> None:
         if not 2 <= self.min_players <= self.max_players:
@@ -84,6 +109,21 @@ def _distinct_owners(ranked: Sequence[Candidate], seed: Candidate, wanted: int) 
     return chosen
 
 
+def fair_share(candidates: Sequence[Candidate], size: int) -> float:
+    """The ladder's share of recent matches at tables of ``size``, over every candidate's
+    matches: what each bot's own share should come to."""
+    total = sum(c.recent_games for c in candidates)
+    return sum(c.matches_at(size) for c in candidates) / total if total else 0.0
+
+
+def _shortfall(bot: Candidate, size: int, fair: float) -> float:
+    """How far below its fair share of matches at ``size`` the bot is, relative to that
+    share (so that small and large tables weigh alike)."""
+    if fair <= 0:
+        return 0.0
+    return (fair * bot.recent_games - bot.matches_at(size)) / fair
+
+
 def pick_table(
     candidates: Sequence[Candidate], settings: MatchmakingSettings, rng: random.Random
 ) -> list[Candidate] | None:
@@ -93,13 +133,22 @@ def pick_table(
         raise ValueError("each bot may be a candidate once")
     if len(candidates) < settings.min_players:
         return None
-    size = rng.randint(settings.min_players, min(settings.max_players, len(candidates)))
     seed = pick_seed(candidates, rng)
+    largest = min(settings.max_players, len(candidates))
+    # Two sizes drawn uniformly, the one the seed is shorter of kept: the ladder's mix stays
+    # near uniform, and a bot that is often the seed does not drift to any one size.
+    drawn = [rng.randint(settings.min_players, largest) for _ in range(2)]
+    size = max(drawn, key=lambda n: _shortfall(seed, n, fair_share(candidates, n)))
+    fair = fair_share(candidates, size)
     fewest = min(c.recent_games for c in candidates)
 
     def distance(other: Candidate) -> float:
         busy = (other.recent_games - fewest) * settings.busy_penalty
-        return abs(other.rating - seed.rating) + busy + abs(rng.gauss(0, settings.rating_noise))
+        surplus = max(0.0, other.matches_at(size) - fair * other.recent_games)
+        mix = surplus * settings.mix_penalty
+        return (
+            abs(other.rating - seed.rating) + busy + mix + abs(rng.gauss(0, settings.rating_noise))
+        )
 
     ranked = sorted((c for c in candidates if c.bot_id != seed.bot_id), key=distance)
     others = _distinct_owners(ranked, seed, size - 1)
@@ -125,11 +174,5 @@ def plan_tables(
             break
         tables.append([c.bot_id for c in table])
         for seated in table:
-            pool[seated.bot_id] = Candidate(
-                seated.bot_id,
-                seated.rating,
-                seated.recent_games + 1,
-                provisional=seated.provisional,
-                owner=seated.owner,
-            )
+            pool[seated.bot_id] = seated.with_match_at(len(table))
     return tables

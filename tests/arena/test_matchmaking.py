@@ -124,3 +124,23 @@ def test_every_bot_plays_at_a_similar_rate(sizes: tuple[int, int]) -> None:
     played = Counter(bot for table in tables for bot in table)
     assert set(played) == {b.bot_id for b in bots}
     assert max(played.values()) / min(played.values()) < 1.25
+
+
+def test_every_bots_mix_of_table_sizes_stays_near_the_ladders() -> None:
+    # Far bots are seeds of many of their tables, the middle of the ladder fills the large
+    # ones: without the size penalty and the seed's choice of size, shares at two seats
+    # ranged from 3% to 22% (benchmarks/ladder_fairness.py).
+    far = [Candidate(100, 400), Candidate(101, 2800), Candidate(102, 0)]
+    pool = {b.bot_id: b for b in [*ladder(27, spread=30.0), *far]}
+    rng = random.Random(5)
+    tables: list[list[int]] = []
+    for _ in range(300):  # ten tables at a time, as the ladder's top-up plans them
+        batch = plan_tables(list(pool.values()), 10, MatchmakingSettings(2, 6), rng)
+        for table in batch:
+            for bot in table:
+                pool[bot] = pool[bot].with_match_at(len(table))
+        tables += batch
+    for size in range(2, 7):
+        shares = [b.matches_at(size) / b.recent_games for b in pool.values()]
+        assert max(shares) - min(shares) < 0.06, (size, min(shares), max(shares))
+    assert {len(table) for table in tables} == {2, 3, 4, 5, 6}

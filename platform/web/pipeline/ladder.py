@@ -4,8 +4,9 @@ creating queued matches with their participants, and the periodic top-up of the 
 from __future__ import annotations
 
 import random
+from collections import Counter, defaultdict
 from collections.abc import Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -46,6 +47,7 @@ def candidates(game: str) -> list[Candidate]:
     bots = Bot.objects.on_leaderboard(game).annotate(recent=recent)
     rows = bots.values_list("pk", "rating", "recent", "games_since_version", "owner_id")
     house = User.objects.filter(username=HOUSE_USERNAME).values_list("pk", flat=True).first()
+    sizes = recent_table_sizes(game, since)
     return [
         Candidate(
             pk,
@@ -54,9 +56,21 @@ def candidates(game: str) -> list[Candidate]:
             provisional=played < settings.PROVISIONAL_GAMES,
             # The house's bots are reference strategies: they may share a table.
             owner=None if owner == house else owner,
+            table_sizes=tuple(sorted(sizes[pk].items())),
         )
         for pk, rating, recent_matches, played, owner in rows
     ]
+
+
+def recent_table_sizes(game: str, since: datetime) -> dict[int, Counter[int]]:
+    """Each bot's ladder matches since ``since`` (queued ones too) by table size."""
+    recent = Match.objects.filter(game=game, kind=MatchKind.LADDER, created_at__gte=since)
+    size_of = dict(recent.annotate(seats=Count("participants")).values_list("pk", "seats"))
+    seats = Participant.objects.filter(match_id__in=recent.values("pk"), bot__isnull=False)
+    sizes: dict[int, Counter[int]] = defaultdict(Counter)
+    for bot_id, match_id in seats.values_list("bot_id", "match_id"):
+        sizes[bot_id][size_of[match_id]] += 1
+    return sizes
 
 
 def create_match(

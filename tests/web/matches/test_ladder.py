@@ -58,6 +58,15 @@ def test_inactive_bots_and_bots_without_a_version_are_not_candidates() -> None:
     assert [c.bot_id for c in ladder.candidates("five-cucumbers")] == [playing[0].pk]
 
 
+def test_candidates_carry_their_recent_ladder_matches_by_table_size() -> None:
+    a, b, c = ladder_bots(3)
+    ladder.create_match("five-cucumbers", MatchKind.LADDER, [a, b, c], rated=True, send=False)
+    ladder.create_match("five-cucumbers", MatchKind.LADDER, [a, b], rated=True, send=False)
+    ladder.create_match("five-cucumbers", MatchKind.CHALLENGE, [a, c], rated=False, send=False)
+    sizes = {cand.bot_id: cand.table_sizes for cand in ladder.candidates("five-cucumbers")}
+    assert sizes == {a.pk: ((2, 1), (3, 1)), b.pk: ((2, 1), (3, 1)), c.pk: ((3, 1),)}
+
+
 def challenge_setup(user: User, other_user: User) -> tuple[Bot, Bot, Bot]:
     mine = active_bot(owner=user, name="mine")
     theirs = active_bot(owner=other_user, name="theirs")
