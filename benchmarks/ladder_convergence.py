@@ -1,9 +1,13 @@
-"""How many rated games does the ladder need to order the house bots right, with and
-without duplicate deals?
+"""How many rated games does the ladder need to order its bots right, with and without
+duplicate deals?
 
-The reference order is a large local round robin's (four-player tables of the baseline
-built-ins, ``benchmarks/strength.py``'s ``baselines``: heuristic, highest, random, lowest;
-docs/bots.md). Each run is a simulated ladder of those four bots: tables of 2 to 4 seats
+Two fields. ``house``: the baseline built-ins (``benchmarks/strength.py``'s ``baselines``:
+heuristic, highest, random, lowest; docs/bots.md), far apart in strength. ``close``: four
+bots of close strength, the heuristic bot playing a uniformly random legal card instead
+with probability 0, 0.1, 0.2 and 0.3 (its own seeded dice). The reference order is a
+large local round robin's (``--reference-games`` four-player games with duplicate deals,
+printed with each bot's mean place). Each run is a simulated ladder of those four bots:
+tables of 2 to 4 seats
 drawn at random, matches of ``MATCH_GAMES`` (5) games played by the SDK's match loop with
 the in-process runner (plain deals, or duplicate deals rounded up to whole seat rotations,
 exactly as the platform plans them), rated game by game with the platform's Elo (K 48 while
@@ -11,7 +15,8 @@ provisional, then 16). A run's figure is the number of rated games after which t
 equals the reference order (Kendall tau = 1) and stays so for the rest of the run's budget;
 the median over the seeded runs is reported for each kind of deal.
 
-Run: ``python benchmarks/ladder_convergence.py [--runs N] [--budget GAMES]``.
+Run: ``python benchmarks/ladder_convergence.py [--field house|close] [--runs N]
+[--budget GAMES]``.
 """
 
 from __future__ import annotations
@@ -19,6 +24,9 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
 
 from arena.rating import INITIAL_RATING, EloSettings, rate_series
 from cucumbers.games import rules_for
@@ -26,29 +34,87 @@ from cucumbers.match import derive_seed, duplicate_games, play_match
 from cucumbers.runners.base import BotSpec, Limits
 from cucumbers.runners.inprocess import InProcessRunner
 
-REFERENCE = ("heuristic", "highest", "random", "lowest")
+HOUSE = ("heuristic", "highest", "random", "lowest")
 MATCH_GAMES = 5
+#: The close field: how often each bot plays a random card instead of the heuristic's.
+ERRORS = (0.0, 0.1, 0.2, 0.3)
+
+ERRING_BOT = """import random
+
+from cucumbers.bots.heuristic import HeuristicBot
 
 
-def settled_after(duplicate: bool, budget: int, seed: int) -> int | None:
+class Erring(HeuristicBot):
+    \"\"\"The heuristic bot, but a random legal card with probability {error}.\"\"\"
+
+    def start_game(self, game):
+        super().start_game(game)
+        self.dice = random.Random(game.bot_seed)
+
+    def play(self, view):
+        if self.dice.random() < {error}:
+            return self.dice.choice(view.legal)
+        return super().play(view)
+"""
+
+
+def close_field(folder: Path) -> dict[str, BotSpec]:
+    specs = {}
+    for error in ERRORS:
+        name = f"err{round(100 * error):02d}"
+        path = folder / f"{name}.py"
+        path.write_text(ERRING_BOT.format(error=error))
+        specs[name] = BotSpec(str(path), name)
+    return specs
+
+
+def reference_order(
+    specs: dict[str, BotSpec], games: int
+) -> tuple[tuple[str, ...], dict[str, float]]:
+    """The order of a local round robin: every bot at one four-seat table, duplicate
+    deals, ``games`` games; with each bot's mean place."""
+    names = list(specs)
+    outcomes = play_match(
+        rules_for("five-cucumbers"),
+        [specs[name] for name in names],
+        InProcessRunner(Limits()),
+        seed=derive_seed("reference", games),
+        game_numbers=range(1, duplicate_games(games, len(names)) + 1),
+        keep_replays=False,
+        duplicate=True,
+    )
+    places = dict.fromkeys(names, 0.0)
+    count = 0
+    for outcome in outcomes:
+        count += 1
+        for i, name in enumerate(names):
+            places[name] += outcome.place_of_bot(i)
+    means = {name: total / count for name, total in places.items()}
+    return tuple(sorted(names, key=means.__getitem__)), means
+
+
+def settled_after(
+    specs: dict[str, BotSpec], reference: Sequence[str], duplicate: bool, budget: int, seed: int
+) -> int | None:
     """Rated games of the run after which the Elo order stays the reference order; None
     when it is still wrong at the end of the budget."""
     rng = random.Random(seed)
     rules = rules_for("five-cucumbers")
-    elo = dict.fromkeys(REFERENCE, INITIAL_RATING)
-    played = dict.fromkeys(REFERENCE, 0)
+    names = tuple(reference)
+    elo = dict.fromkeys(names, INITIAL_RATING)
+    played = dict.fromkeys(names, 0)
     settings = EloSettings()
     games = 0
     settled: int | None = None
     match = 0
     while games < budget:
         match += 1
-        table = rng.sample(REFERENCE, rng.randint(2, 4))
+        table = rng.sample(names, rng.randint(2, 4))
         count = duplicate_games(MATCH_GAMES, len(table)) if duplicate else MATCH_GAMES
         outcomes = list(
             play_match(
                 rules,
-                [BotSpec(f"builtin:{name}", name) for name in table],
+                [specs[name] for name in table],
                 InProcessRunner(Limits()),
                 seed=derive_seed("convergence", seed, match),
                 game_numbers=range(1, count + 1),
@@ -64,7 +130,7 @@ def settled_after(duplicate: bool, budget: int, seed: int) -> int | None:
             elo[bot] = rated[-1].after[i]
             played[bot] += count
         games += count
-        right = tuple(sorted(REFERENCE, key=lambda b: -elo[b])) == REFERENCE
+        right = tuple(sorted(names, key=lambda b: -elo[b])) == names
         if right and settled is None:
             settled = games
         elif not right:
@@ -76,16 +142,32 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=21)
     parser.add_argument("--budget", type=int, default=400, help="rated games per run")
+    parser.add_argument("--field", choices=("house", "close"), default="house")
+    parser.add_argument("--reference-games", type=int, default=2000)
     args = parser.parse_args()
-    print(f"{args.runs} ladders of {', '.join(REFERENCE)}, {args.budget} rated games each")
+    with tempfile.TemporaryDirectory() as folder:
+        if args.field == "house":
+            specs = {name: BotSpec(f"builtin:{name}", name) for name in HOUSE}
+        else:
+            specs = close_field(Path(folder))
+        reference, means = reference_order(specs, args.reference_games)
+        print(
+            f"reference ({args.reference_games} four-seat games, duplicate deals): "
+            + ", ".join(f"{name} {means[name]:.3f}" for name in reference)
+        )
+        report(specs, reference, args.runs, args.budget)
+
+
+def report(specs: dict[str, BotSpec], reference: Sequence[str], runs: int, budget: int) -> None:
+    print(f"{runs} ladders of {', '.join(reference)}, {budget} rated games each")
     for duplicate in (False, True):
-        figures = [settled_after(duplicate, args.budget, seed) for seed in range(args.runs)]
+        figures = [settled_after(specs, reference, duplicate, budget, seed) for seed in range(runs)]
         done = sorted(f for f in figures if f is not None)
         label = "duplicate deals" if duplicate else "plain deals    "
-        median = statistics.median(f if f is not None else args.budget + 1 for f in figures)
+        median = statistics.median(f if f is not None else budget + 1 for f in figures)
         print(
             f"  {label}: median {median:g} games to the right order for good"
-            f" ({len(done)}/{args.runs} settled within the budget; quartiles"
+            f" ({len(done)}/{runs} settled within the budget; quartiles"
             f" {statistics.quantiles(done, n=4) if len(done) > 1 else done})"
         )
 
