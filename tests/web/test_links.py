@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 
 from web.links import bot_url, match_url, profile_url
-from web.pages.templatetags.elo import whole
+from web.rounding import fixed, whole
 
 
 @pytest.mark.parametrize("pk", [1, 42, 2**63 - 1])
@@ -28,3 +28,15 @@ def test_whole_numbers_round_as_floatformat_does(number: float, shown: str) -> N
     from django.template.defaultfilters import floatformat
 
     assert whole(number) == shown == floatformat(number, 0)
+
+
+def test_fixed_numbers_round_as_floatformat_does() -> None:
+    import random
+
+    from django.template.defaultfilters import floatformat
+
+    draw = random.Random(5)
+    for _ in range(2000):
+        number = draw.choice([draw.uniform(-50, 50), draw.uniform(-0.1, 0.1)])
+        for places in (0, 1, 2):
+            assert fixed(number, places) == floatformat(number, places), (number, places)

@@ -1,4 +1,4 @@
-"""The match list's table rows, built in Python.
+"""The match list's table rows, and the bot page's recent matches, built in Python.
 
 50 matches and some 225 seats a page, each seat a link: through the template engine (a
 ``{% url %}`` per seat, two ``date`` filters per row, a few hundred variable lookups) they
@@ -16,6 +16,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from web.links import bot_url, match_url
+from web.rounding import fixed
 
 from .models import Match, Participant
 from .templatetags.when import ago
@@ -62,5 +63,37 @@ def match_rows(matches: Iterable[Match]) -> SafeString:
                 finished(match.finished_at),
             )
             for match in matches
+        ),
+    )
+
+
+def seat_rows(recent: Iterable[tuple[Participant, list[Participant]]]) -> SafeString:
+    """The ``<tr>`` of each of a bot's seats (its match and version loaded) beside the
+    other seats of its match: the bot page's recent matches."""
+    return format_html_join(
+        "\n",
+        '<tr><td><a href="{}">#{}</a>{}</td>\n'
+        '      <td class="hide-small">{}</td>\n'
+        "      <td>{}</td>\n"
+        "      <td>{}</td>\n"
+        '      <td class="num">{}</td><td class="num hide-small">{}</td>\n'
+        '      <td class="num">{}</td></tr>',
+        (
+            (
+                match_url(seat.match_id),
+                seat.match_id,
+                format_html(' <small class="muted">v{}</small>', seat.version.number)
+                if seat.version
+                else "",
+                finished(seat.match.finished_at)
+                if seat.match.finished_at
+                else seat.match.get_status_display(),
+                seat.match.get_kind_display(),
+                seats(opponents),
+                seat.placement or "–",
+                seat.faults,
+                "–" if seat.rating_change is None else fixed(seat.rating_change, 1),
+            )
+            for seat, opponents in recent
         ),
     )

@@ -7,7 +7,6 @@ the one the templates wrote, to the character.
 
 from __future__ import annotations
 
-from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING
 
 from django import template
@@ -15,21 +14,16 @@ from django.conf import settings
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
+from web.rounding import whole
+
 if TYPE_CHECKING:
     from web.bots.models import Bot
 
 register = template.Library()
 
-_ONE = Decimal(1)
 _UNRATED = SafeString(
     '<span class="unrated" title="no rated game yet: it starts at 1500">unrated</span>'
 )
-
-
-def whole(number: float) -> str:
-    """``{{ number|floatformat:0 }}``: half away from zero, and never "-0"."""
-    rounded = Decimal(repr(number)).quantize(_ONE, ROUND_HALF_UP)
-    return str(rounded if rounded else abs(rounded))
 
 
 @register.simple_tag
