@@ -18,6 +18,7 @@ from web.caching import remembered
 from web.pipeline.status import place_in_queue
 
 from .access import visible_matches
+from .list_rows import match_rows
 from .models import Match, MatchGame, MatchStatus, Participant
 from .privacy import faults_seen, outputs_seen, replay_seen, sight
 from .replays import read_replay_bytes
@@ -86,6 +87,7 @@ def match_list(request: HttpRequest) -> HttpResponse:
         key=f"match-count:{counted}",
     ).get_page(request.GET.get("page"))
     context = {"page": page, "game": game, "games": Game, "bot": bot}
+    context["rows_html"] = match_rows(page.object_list)
     return render(request, "matches/list.html", context | {"extra": urlencode(extra)})
 
 

@@ -14,6 +14,7 @@ from django.views.decorators.http import require_POST
 from web.bots import access
 from web.bots.models import Bot
 from web.caching import remembered
+from web.matches.list_rows import seat_rows
 from web.matches.models import MatchKind, Participant
 
 from . import versions
@@ -58,6 +59,7 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
             "bots/_charts.html", {"charts": page_charts(bot_stats(bot)), "bot": bot}
         ),
     )
+    seated = with_opponents(list(recent.order_by("-match_id")[:RECENT_MATCHES]))
     return render(
         request,
         "bots/detail.html",
@@ -71,7 +73,8 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
             "passed": versions.PASSED,
             "private": private,
             "owner": access.is_owner(request.user, bot),
-            "recent": with_opponents(list(recent.order_by("-match_id")[:RECENT_MATCHES])),
+            "recent": seated,
+            "recent_html": seat_rows(seated),
             "charts_html": mark_safe(charts),  # rendered by the template engine above
         },
     )

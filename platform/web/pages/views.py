@@ -17,6 +17,7 @@ from django.views.decorators.cache import cache_control
 from web.bots.models import Bot, Game
 
 from . import documents, sdk
+from .leaderboard_rows import leaderboard_rows
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -43,6 +44,7 @@ def leaderboard(
     found = listed.select_related("owner").in_bulk([*ids, *([above_id] if above_id else [])])
     rows = [(offset + index, found[pk]) for index, pk in enumerate(ids) if pk in found]
     above = found.get(above_id) if above_id is not None else None
+    tied = overlapping([bot for _, bot in rows], above)
     return render(
         request,
         "pages/leaderboard.html",
@@ -51,9 +53,8 @@ def leaderboard(
             "games": Game,
             "page": page,
             "rows": rows,
-            "provisional_games": settings.PROVISIONAL_GAMES,
             "landing": landing,
-            "tied": overlapping([bot for _, bot in rows], above),
+            "rows_html": leaderboard_rows(rows, tied),
         },
     )
 
