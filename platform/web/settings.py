@@ -399,6 +399,11 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     # 3.1: a nullable reference is oneOf [ref, null], which validators read as meant.
     "OAS_VERSION": "3.1.0",
+    # Matches and tournaments both have a "status": each its own named enum.
+    "ENUM_NAME_OVERRIDES": {
+        "MatchStatusEnum": "web.matches.models.MatchStatus",
+        "TournamentStatusEnum": "web.tournaments.models.TournamentStatus",
+    },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "web.api.schema.document_errors",
