@@ -18,8 +18,9 @@ Speed (``benchmarks/engine.py`` measures it against a tight reference loop): eve
 goes through one loop, :meth:`GameState._drive`, which keeps a trick's changing state on
 local variables. :meth:`GameState.run` (the match loop) drives a whole game with it;
 :meth:`GameState.play` and :meth:`GameState.fault` drive it for one decision and stop at the
-next. Each seat's hand is an immutable tuple shared with its views, and beside it the tuple
-of its distinct cards, kept up to date play by play: a legal set is then one slice of it,
+next. Each seat's hand is an immutable tuple shared with its views, and beside it the ranks
+it holds as the bits of an int, kept up to date play by play: a legal set is then two
+shifts and a mask, and the one tuple of that set that every view shares (``_LEGAL``),
 never a scan of the hand. The deal draws through :func:`cucumbers.deal.sample`.
 """
 
@@ -98,11 +99,24 @@ def _pause_at_once(view: View) -> object:
     return _PAUSE
 
 
-def _distinct(hand: tuple[int, ...]) -> tuple[int, ...]:
-    """The distinct cards of the sorted ``hand``: ``hand`` itself when it holds no pair
-    (then ``distinct is hand``, which :meth:`GameState.play` takes as "no pair")."""
-    distinct = tuple(dict.fromkeys(hand))
-    return hand if len(distinct) == len(hand) else distinct
+def _ranks_mask(hand: Sequence[int]) -> int:
+    """The ranks in ``hand`` as bits: bit ``c`` is set when it holds a ``c``."""
+    mask = 0
+    for card in hand:
+        mask |= 1 << card
+    return mask
+
+
+#: ``_LEGAL[mask]``: the ranks of ``mask``, sorted, as the tuple every view of that legal
+#: set shares. Filled on first use by :func:`_ranks`; a game's ranks bound it (at most
+#: 2**15 sets for ranks up to 15).
+_LEGAL: dict[int, tuple[int, ...]] = {}
+
+
+def _ranks(mask: int) -> tuple[int, ...]:
+    """``_LEGAL[mask]``, computed and kept on first use."""
+    ranks = _LEGAL[mask] = tuple(c for c in range(mask.bit_length()) if mask >> c & 1)
+    return ranks
 
 
 class IllegalMoveError(ValueError):
@@ -163,7 +177,6 @@ class GameState:
     __slots__ = (
         "_active",
         "_disqualified",
-        "_distinct",
         "_done_tricks",
         "_eliminated",
         "_faulted",
@@ -173,6 +186,7 @@ class GameState:
         "_hands",
         "_high",
         "_legal",
+        "_masks",
         "_penalty_cards",
         "_plays",
         "_public",
@@ -226,7 +240,7 @@ class GameState:
         self._penalty_cards: list[list[int]] = [[] for _ in range(num_players)]
         self._rounds: list[_RoundRecord] = []
         self._hands: list[tuple[int, ...]] = [()] * num_players
-        self._distinct: list[tuple[int, ...]] = [()] * num_players
+        self._masks = [0] * num_players
         self._start_round(1, rules.first_round(num_players))
         self._drive([_pause_at_once] * num_players, pausable=True)
 
@@ -382,10 +396,10 @@ class GameState:
         winner) lives on local variables, and is written back to the attributes only when
         the loop stops; a round's state is reloaded once per round.
         """
-        n, game, hands, distincts = self.num_players, self._game_name, self._hands, self._distinct
+        n, game, hands, masks = self.num_players, self._game_name, self._hands, self._masks
         faulted, table = self._faulted, self._plays
         bank = banks if banks is not None else (0.0,) * n
-        new, view_type, trick_type, below = _new_tuple, View, Trick, bisect_left  # locals: faster
+        new, view_type, trick_type, legals = _new_tuple, View, Trick, _LEGAL  # locals: faster
         card: Any  # a policy's answer, then (checked) the card played
         while True:
             record, rotations = self._round, self._rotations
@@ -396,14 +410,15 @@ class GameState:
             while True:  # the tricks of the round
                 order = rotations[leader]
                 for seat in order[len(plays) :] if plays else order:
-                    hand = hands[seat]
+                    hand, mask = hands[seat], masks[seat]
                     if faulted[seat]:
                         card = hand[0]
                         auto.setdefault(number - 1, []).append(len(plays))
                     else:
-                        distinct = distincts[seat]
-                        i = below(distinct, high)  # 0 when leading: every card is legal
-                        legal = distinct if i < 2 else (distinct[0], *distinct[i:])
+                        # The ranks from the high card up, and the lowest (rules.md); when
+                        # leading, high is 0 and every rank is legal.
+                        key = mask >> high << high | mask & -mask
+                        legal = legals.get(key) or _ranks(key)
                         view = new(
                             view_type,
                             (game, seat, n, hand, legal, plays, high or None, leader, number,
@@ -430,19 +445,11 @@ class GameState:
                                 self._record_fault(seat, number, FaultKind.ILLEGAL_MOVE, detail)
                                 card = hand[0]
                                 auto.setdefault(number - 1, []).append(len(plays))
-                    # The card leaves the hand; the seat's distinct cards follow.
+                    # The card leaves the hand, and its rank the mask unless a pair stays.
                     i = hand.index(card)
-                    rest = hand[:i] + hand[i + 1 :]
-                    hands[seat] = rest
-                    distinct = distincts[seat]
-                    if distinct is hand:  # no pair: the distinct cards are the hand
-                        distincts[seat] = rest
-                    elif card not in rest:
-                        k = distinct.index(card)
-                        distinct = distinct[:k] + distinct[k + 1 :]
-                        distincts[seat] = rest if len(distinct) == len(rest) else distinct
-                    elif len(distinct) == len(rest):
-                        distincts[seat] = rest
+                    hands[seat] = rest = hand[:i] + hand[i + 1 :]
+                    if card not in rest:
+                        masks[seat] = mask ^ 1 << card
                     plays += (table[seat][card],)
                     if card >= high:  # ties go to the card played last
                         high, winner = card, seat
@@ -504,13 +511,14 @@ class GameState:
         dealt = sample(self._rng, deck, hand_size * len(seats))
         recorded: list[list[int] | None] = [None] * n
         # In place: _drive holds these two lists for the whole game.
-        held, distincts = self._hands, self._distinct
-        held[:] = distincts[:] = [()] * n
+        held, masks = self._hands, self._masks
+        held[:] = [()] * n
+        masks[:] = [0] * n
         for i, seat in enumerate(seats):
             hand = sorted(dealt[i * hand_size : (i + 1) * hand_size])
             recorded[seat] = hand
             held[seat] = cut = tuple(hand)
-            distincts[seat] = _distinct(cut)
+            masks[seat] = _ranks_mask(cut)
         self._round_start = start
         self._round = _RoundRecord(number, dealer, leader, hand_size, recorded)
         self._rounds.append(self._round)
@@ -535,7 +543,8 @@ class GameState:
         self._trick_plays = ()
         # 0 is below every rank, so the leader's card is always the new high card.
         self._high = 0
-        self._legal = self._distinct[leader]
+        mask = self._masks[leader]
+        self._legal = _LEGAL.get(mask) or _ranks(mask)
 
     def _end_round(self) -> bool:
         """Score the finished round; start the next one. False when the game is over."""
@@ -604,7 +613,7 @@ class GameState:
                 hand = sorted(hands[seat])  # type: ignore[arg-type]
                 r.hands[seat] = hand
                 self._hands[seat] = tuple(hand)
-                self._distinct[seat] = _distinct(self._hands[seat])
+                self._masks[seat] = _ranks_mask(hand)
             r.hand_size = sizes.pop()
         if scores is not None:
             self.scores[:] = list(scores)
