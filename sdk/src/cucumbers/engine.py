@@ -31,6 +31,8 @@ from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from itertools import compress
+from operator import itemgetter
 from typing import Any
 
 from . import __version__
@@ -41,6 +43,7 @@ from .replay import REPLAY_FORMAT
 from .view import Play, RoundResult, Trick, View
 
 _new_tuple = tuple.__new__  # builds a View without NamedTuple's keyword handling (hot path)
+_card_of = itemgetter(1)  # of a Play
 
 #: What :meth:`GameState.run` asks a seat for each decision: ``policy(view)`` returns the
 #: card to play, or raises :class:`~cucumbers.faults.BotFault` for a fault of the seat.
@@ -418,7 +421,10 @@ class GameState:
                         # The ranks from the high card up, and the lowest (rules.md); when
                         # leading, high is 0 and every rank is legal.
                         key = mask >> high << high | mask & -mask
-                        legal = legals.get(key) or _ranks(key)
+                        try:
+                            legal = legals[key]
+                        except KeyError:
+                            legal = _ranks(key)
                         view = new(
                             view_type,
                             (game, seat, n, hand, legal, plays, high or None, leader, number,
@@ -446,8 +452,11 @@ class GameState:
                                 card = hand[0]
                                 auto.setdefault(number - 1, []).append(len(plays))
                     # The card leaves the hand, and its rank the mask unless a pair stays.
-                    i = hand.index(card)
-                    hands[seat] = rest = hand[:i] + hand[i + 1 :]
+                    if card == hand[0]:  # the lowest card (an auto play's): one slice
+                        hands[seat] = rest = hand[1:]
+                    else:
+                        i = hand.index(card)
+                        hands[seat] = rest = hand[:i] + hand[i + 1 :]
                     if card not in rest:
                         masks[seat] = mask ^ 1 << card
                     plays += (table[seat][card],)
@@ -498,7 +507,7 @@ class GameState:
     def _start_round(self, number: int, start: RoundStart) -> None:
         dealer, leader, hand_size = start
         n = self.num_players
-        seats = tuple(s for s in range(n) if self._active[s])
+        seats = tuple(compress(range(n), self._active))
         deck: Sequence[int] = self._full_deck
         if any(self._penalty_cards):
             remaining = list(deck)
@@ -552,7 +561,7 @@ class GameState:
         r = self._round
         last = r.tricks[-1]
         loser = last.winner
-        cards = [play.card for play in last.plays]
+        cards = list(map(_card_of, last.plays))
         card = max(cards)
         penalty = rules.penalty(card, cards)
         r.loser, r.card, r.penalty, r.doubled = loser, card, penalty.points, penalty.doubled
