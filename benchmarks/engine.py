@@ -41,8 +41,9 @@ one shared tuple of that set (two shifts, an ``and``, a dict hit); a card leaves
 slice when it is the lowest; the timed runs let each game go. The engine now does per move
 about what the bare loop does besides its bots (~1.5 us); what separates them is the bot
 API (the view and the Python call, ~1 us a move, which makes the reference 1.7x slower when
-it pays it) and the round's bookkeeping for the replay. Measured (load 3-4 on 2 cores):
-engine 1.31 s, reference asking the bots 1.46 s (1.12), bare reference 0.85 s (0.65).
+it pays it) and the round's bookkeeping for the replay. Measured: at load 0.8 on 2 cores,
+engine 1.38 s, reference asking the bots 1.39 s (1.01), bare reference 0.87 s (0.63); at
+load 3-4, 1.31 / 1.46 s (1.12) and 0.85 s (0.65). So the target is met, narrowly.
 """
 
 from __future__ import annotations
