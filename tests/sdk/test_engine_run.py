@@ -77,3 +77,26 @@ def test_run_leaves_a_finished_game_finished() -> None:
     state.run([lambda view: view.legal[0]] * 3)
     assert state.is_terminal and state.legal() == () and state.placement()
     state.run([lambda view: pytest.fail("asked for a move in a finished game")] * 3)
+
+
+def test_an_exception_from_a_policy_leaves_the_game_at_that_decision() -> None:
+    rules, n = TABLES[0]
+    asked: list[View] = []
+
+    def policy(view: View) -> object:
+        if len(asked) == 10:
+            raise KeyError("a bug in the bot")
+        asked.append(view)
+        return view.legal[0]
+
+    state = GameState(rules, n, seed=9)
+    with pytest.raises(KeyError):
+        state.run([policy] * n)
+    twin = GameState(rules, n, seed=9)
+    for view in asked:
+        twin.play(view.legal[0])
+    assert state.to_move == twin.to_move and state.legal() == twin.legal()
+    assert state.view(state.to_move) == twin.view(twin.to_move)  # type: ignore[arg-type]
+    state.play(state.legal()[-1])
+    twin.play(twin.legal()[-1])
+    assert state.to_replay(players(n)) == twin.to_replay(players(n))

@@ -164,7 +164,7 @@ def test_a_view_is_the_same_whatever_the_other_seats_hold(rules: GameRules, n: i
         for s in others:
             size = len(twin._hands[s])
             twin._hands[s] = hand = tuple(sorted(cards[:size]))
-            twin._distinct[s] = tuple(dict.fromkeys(hand))
+            twin._masks[s] = sum(1 << card for card in set(hand))
             del cards[:size]
         if [twin.hand(s) for s in others] != [state.hand(s) for s in others]:
             assert twin.view(seat, 1.0, 2.0) == state.view(seat, 1.0, 2.0)

@@ -14,11 +14,14 @@ many cards, the penalty, and what the loss does to the loser. Plays of a seat th
 this round are made by the engine itself ("auto" plays), so :attr:`GameState.to_move` is
 always a seat whose bot must decide.
 
-Speed (``benchmarks/engine.py`` measures it against a tight reference loop): the match loop
-plays through :meth:`GameState.run`, which keeps a game's moves on local variables. Each
-seat's hand is an immutable tuple shared with its views, and beside it the tuple of its
-distinct cards, kept up to date play by play: a legal set is then one slice of it, never a
-scan of the hand. The deal draws through :func:`cucumbers.deal.sample`.
+Speed (``benchmarks/engine.py`` measures it against a tight reference loop): every move
+goes through one loop, :meth:`GameState._drive`, which keeps a trick's changing state on
+local variables. :meth:`GameState.run` (the match loop) drives a whole game with it;
+:meth:`GameState.play` and :meth:`GameState.fault` drive it for one decision and stop at the
+next. Each seat's hand is an immutable tuple shared with its views, and beside it the ranks
+it holds as the bits of an int, kept up to date play by play: a legal set is then two
+shifts and a mask, and the one tuple of that set that every view shares (``_LEGAL``),
+never a scan of the hand. The deal draws through :func:`cucumbers.deal.sample`.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from itertools import compress
+from operator import itemgetter
 from typing import Any
 
 from . import __version__
@@ -38,6 +43,7 @@ from .replay import REPLAY_FORMAT
 from .view import Play, RoundResult, Trick, View
 
 _new_tuple = tuple.__new__  # builds a View without NamedTuple's keyword handling (hot path)
+_card_of = itemgetter(1)  # of a Play
 
 #: What :meth:`GameState.run` asks a seat for each decision: ``policy(view)`` returns the
 #: card to play, or raises :class:`~cucumbers.faults.BotFault` for a fault of the seat.
@@ -59,11 +65,61 @@ def _play_table(num_players: int, top: int) -> tuple[tuple[Play, ...], ...]:
     )
 
 
-def _distinct(hand: tuple[int, ...]) -> tuple[int, ...]:
-    """The distinct cards of the sorted ``hand``: ``hand`` itself when it holds no pair
-    (then ``distinct is hand``, which :meth:`GameState.play` takes as "no pair")."""
-    distinct = tuple(dict.fromkeys(hand))
-    return hand if len(distinct) == len(hand) else distinct
+@cache
+def _rotations(num_players: int, seats: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """``rotations[leader]``: the active ``seats`` in playing order from ``leader`` (empty
+    for a seat that is out). A table has few sets of active seats, so they are shared."""
+    return tuple(
+        tuple(s for s in (*seats[seats.index(leader) :], *seats[: seats.index(leader)]))
+        if leader in seats
+        else ()
+        for leader in range(num_players)
+    )
+
+
+#: What a policy of :meth:`GameState._drive` answers to stop the loop at its decision (the
+#: stepwise methods do; :meth:`GameState.run` takes it as an illegal move).
+_PAUSE: Any = object()
+
+
+class _Answer:
+    """A policy for one decision: it returns ``answer`` (or raises it, a
+    :class:`~cucumbers.faults.BotFault`) once, then pauses the loop at the next decision."""
+
+    __slots__ = ("answer",)
+
+    def __init__(self, answer: object) -> None:
+        self.answer = answer
+
+    def __call__(self, view: View) -> object:
+        answer, self.answer = self.answer, _PAUSE
+        if isinstance(answer, BotFault):
+            raise answer
+        return answer
+
+
+def _pause_at_once(view: View) -> object:
+    return _PAUSE
+
+
+def _ranks_mask(hand: Sequence[int]) -> int:
+    """The ranks in ``hand`` as bits: bit ``c`` is set when it holds a ``c``."""
+    mask = 0
+    for card in hand:
+        mask |= 1 << card
+    return mask
+
+
+#: ``_LEGAL[mask]``: the ranks of ``mask``, sorted, as the tuple every view of that legal
+#: set shares. Filled on first use by :func:`_ranks`; a game's ranks bound it (at most
+#: 2**15 sets for ranks up to 15).
+_LEGAL: dict[int, tuple[int, ...]] = {}
+
+
+def _ranks(mask: int) -> tuple[int, ...]:
+    """``_LEGAL[mask]``, computed and kept on first use."""
+    ranks = _LEGAL[mask] = tuple(c for c in range(mask.bit_length()) if mask >> c & 1)
+    return ranks
 
 
 class IllegalMoveError(ValueError):
@@ -124,7 +180,6 @@ class GameState:
     __slots__ = (
         "_active",
         "_disqualified",
-        "_distinct",
         "_done_tricks",
         "_eliminated",
         "_faulted",
@@ -134,19 +189,17 @@ class GameState:
         "_hands",
         "_high",
         "_legal",
-        "_order",
-        "_order_cache",
+        "_masks",
         "_penalty_cards",
         "_plays",
-        "_position",
         "_public",
         "_rng",
+        "_rotations",
         "_round",
         "_round_start",
         "_rounds",
         "_trick_leader",
         "_trick_plays",
-        "_view_tail",
         "_winner",
         "capped",
         "faults",
@@ -177,11 +230,8 @@ class GameState:
         self._trick_leader = 0
         self._trick_plays: tuple[Play, ...] = ()
         self._done_tricks: tuple[Trick, ...] = ()
-        self._position = 0
-        self._order: list[int] = []
-        self._order_cache: dict[int, list[int]] = {}
+        self._rotations: tuple[tuple[int, ...], ...] = ()
         self._public: tuple[Any, ...] = ()
-        self._view_tail: tuple[Any, ...] = ()
         self._rng = random.Random(seed)
         self._full_deck = _full_deck(rules)
         self._plays = _play_table(num_players, rules.ranks[-1])
@@ -193,9 +243,9 @@ class GameState:
         self._penalty_cards: list[list[int]] = [[] for _ in range(num_players)]
         self._rounds: list[_RoundRecord] = []
         self._hands: list[tuple[int, ...]] = [()] * num_players
-        self._distinct: list[tuple[int, ...]] = [()] * num_players
+        self._masks = [0] * num_players
         self._start_round(1, rules.first_round(num_players))
-        self._advance()
+        self._drive([_pause_at_once] * num_players, pausable=True)
 
     # -- queries -------------------------------------------------------------------------
 
@@ -231,37 +281,31 @@ class GameState:
         """The :class:`~cucumbers.view.View` of ``seat``, which must be :attr:`to_move`."""
         if seat != self.to_move:
             raise ValueError(f"seat {seat} is not to move")
-        # Everything from the trick's leader on is fixed for the trick (_start_trick); one
-        # tuple display of every field is the cheapest way to build the view's 22 fields.
-        leader, number, rnd, size, tricks, scores, active, out, dq, dealer, first, half, cards = (
-            self._view_tail
-        )
-        return _new_tuple(
-            View,
-            (
-                self._game_name,
-                seat,
-                self.num_players,
-                self._hands[seat],
-                self._legal,
-                self._trick_plays,
-                self._high or None,
-                leader,
-                number,
-                rnd,
-                size,
-                tricks,
-                scores,
-                active,
-                out,
-                dq,
-                dealer,
-                first,
-                half,
-                cards,
-                move_seconds,
-                bank_seconds,
-            ),
+        r = self._round
+        scores, active, out, dq, dealer, first, half, cards = self._public
+        return View(
+            self._game_name,
+            seat,
+            self.num_players,
+            self._hands[seat],
+            self._legal,
+            self._trick_plays,
+            self._high or None,
+            self._trick_leader,
+            len(self._done_tricks) + 1,
+            r.number,
+            r.hand_size,
+            self._done_tricks,
+            scores,
+            active,
+            out,
+            dq,
+            dealer,
+            first,
+            half,
+            cards,
+            move_seconds,
+            bank_seconds,
         )
 
     def round_result(self, index: int = -1) -> RoundResult:
@@ -294,42 +338,22 @@ class GameState:
     def play(self, card: object) -> None:
         """Play ``card`` for :attr:`to_move`. Raises :class:`IllegalMoveError` unless it is
         exactly an ``int`` (not ``bool``, not a subclass) in :meth:`legal`."""
-        # One test on the hot path: _legal is empty once the game is over.
+        # One test on the usual path: _legal is empty once the game is over.
         if type(card) is not int or card not in self._legal:
             if self.to_move is None:
                 raise GameOverError("the game is over")
             raise IllegalMoveError(illegal_move_detail(card, self._legal))
-        seat: int = self.to_move  # type: ignore[assignment]
-        hands = self._hands
-        hand = hands[seat]
-        i = hand.index(card)
-        rest = hand[:i] + hand[i + 1 :]
-        hands[seat] = rest
-        distinct = self._distinct[seat]
-        if distinct is hand:  # no pair: the distinct cards are the hand
-            self._distinct[seat] = rest
-        elif card not in rest:
-            k = distinct.index(card)
-            distinct = distinct[:k] + distinct[k + 1 :]
-            self._distinct[seat] = rest if len(distinct) == len(rest) else distinct
-        elif len(distinct) == len(rest):
-            self._distinct[seat] = rest
-        self._trick_plays += (self._plays[seat][card],)
-        if card >= self._high:
-            self._high = card
-            self._winner = seat
-        self._position = position = self._position + 1
-        order = self._order
-        # The common case inlined: the next seat of the trick is a bot to ask.
-        if position < len(order):
-            seat = order[position]
-            if not self._faulted[seat]:
-                self.to_move = seat
-                distinct = self._distinct[seat]
-                i = bisect_left(distinct, self._high)
-                self._legal = distinct if i < 2 else (distinct[0], *distinct[i:])
-                return
-        self._advance()
+        self._drive([_Answer(card)] * self.num_players, pausable=True)
+
+    def fault(self, kind: FaultKind, detail: str, *, infrastructure: bool = False) -> Fault:
+        """Record a fault for :attr:`to_move`: the engine plays its lowest card from now to
+        the end of the round, and disqualifies it at the end of the round.
+        ``infrastructure``: what runs the bot failed, not the bot (see :class:`Fault`)."""
+        if self.to_move is None:
+            raise GameOverError("the game is over")
+        answer = _Answer(BotFault(kind, detail, infrastructure=infrastructure))
+        self._drive([answer] * self.num_players, pausable=True)
+        return self.faults[-1]
 
     def run(
         self,
@@ -340,144 +364,150 @@ class GameState:
         on_round: Callable[[RoundResult], None] | None = None,
     ) -> None:
         """Play the game to its end: ask ``policies[seat](view)`` for every decision of
-        ``seat`` and play the card it returns, as :meth:`view` and :meth:`play` would one
-        move at a time (the same games, card for card).
+        ``seat`` and play the card it returns (the match loop plays through it).
 
         A card that is not exactly an ``int`` in the view's ``legal`` is an
         ``illegal_move`` fault of the seat, and a :class:`~cucumbers.faults.BotFault` that a
         policy raises is a fault of its kind (:meth:`fault`); any other exception stops the
-        game where it is and propagates. The views carry ``move_seconds`` and
-        ``banks[seat]`` (read at each move, so the caller may change it); ``on_round`` gets
-        each round's :class:`~cucumbers.view.RoundResult` as soon as it is scored.
+        game where it is (at that seat's decision, as :meth:`play` would leave it) and
+        propagates. The views carry ``move_seconds`` and ``banks[seat]`` (read at each move,
+        so the caller may change it); ``on_round`` gets each round's
+        :class:`~cucumbers.view.RoundResult` as soon as it is scored.
 
-        This is the engine's fast path, and the match loop plays through it. The moves and
-        trick changes of :meth:`play` and :meth:`_advance` are repeated here on local
-        variables, because attribute traffic is most of what a move costs in Python; the
-        attributes are written back whenever the loop leaves that path (a fault, a faulted
-        seat, the end of a round). So a policy must not read the state while ``run`` goes
-        on: its view is what a decision may use.
+        The state is brought up to date when a round ends, not after every move: so a
+        policy must not read the state while ``run`` goes on; its view is what a decision
+        may use.
         """
-        game, n, hands, distincts = self._game_name, self.num_players, self._hands, self._distinct
-        faulted, active, table = self._faulted, self._active, self._plays
-        bank = banks if banks is not None else [0.0] * n
-        new, view_type, trick_type, below = _new_tuple, View, Trick, bisect_left  # locals: faster
-        seen = self.rounds_finished
-        while (seat := self.to_move) is not None:
-            # (Re)load the round and the trick: at the start, after a fault, after a round.
-            record, done = self._round, self._done_tricks
-            rnd, size, kept, cache = (
-                record.number,
-                record.hand_size,
-                record.tricks,
-                self._order_cache,
-            )
-            legal, plays, high, winner = self._legal, self._trick_plays, self._high, self._winner
-            leader, order, position = self._trick_leader, self._order, self._position
-            number, end = len(done) + 1, len(order)
+        if self.to_move is not None:
+            self._drive(policies, move_seconds, banks, on_round, pausable=False)
+
+    def _drive(
+        self,
+        policies: Sequence[Policy],
+        move_seconds: float = 0.0,
+        banks: Sequence[float] | None = None,
+        on_round: Callable[[RoundResult], None] | None = None,
+        *,
+        pausable: bool,
+    ) -> None:
+        """The one move loop of the engine, behind :meth:`run`, :meth:`play` and
+        :meth:`fault`: ask the policies from :attr:`to_move` on until the game ends, or,
+        when ``pausable``, until a policy answers :data:`_PAUSE` (then the state is left
+        at that decision).
+
+        A move is what costs here, so a trick's changing state (its plays, high card and
+        winner) lives on local variables, and is written back to the attributes only when
+        the loop stops; a round's state is reloaded once per round.
+        """
+        n, game, hands, masks = self.num_players, self._game_name, self._hands, self._masks
+        faulted, table = self._faulted, self._plays
+        bank = banks if banks is not None else (0.0,) * n
+        new, view_type, trick_type, legals = _new_tuple, View, Trick, _LEGAL  # locals: faster
+        card: Any  # a policy's answer, then (checked) the card played
+        while True:
+            record, rotations = self._round, self._rotations
+            kept, size, rnd, auto = record.tricks, record.hand_size, record.number, record.auto
             scores, act, out, dq, dealer, first, half, cards = self._public
-            fault: tuple[FaultKind, str, bool] | None = None
-            while True:
-                view = new(
-                    view_type,
-                    (game, seat, n, hands[seat], legal, plays, high or None, leader, number,
-                     rnd, size, done, scores, act, out, dq, dealer, first, half, cards,
-                     move_seconds, bank[seat]),
-                )  # fmt: skip
-                try:
-                    card = policies[seat](view)
-                except BotFault as error:
-                    fault = (error.kind, error.detail, error.infrastructure)
-                    break
-                if type(card) is not int or card not in legal:
-                    fault = (FaultKind.ILLEGAL_MOVE, illegal_move_detail(card, legal), False)
-                    break
-                # play(), on locals.
-                hand = hands[seat]
-                i = hand.index(card)
-                rest = hand[:i] + hand[i + 1 :]
-                hands[seat] = rest
-                distinct = distincts[seat]
-                if distinct is hand:
-                    distincts[seat] = rest
-                elif card not in rest:
-                    k = distinct.index(card)
-                    distinct = distinct[:k] + distinct[k + 1 :]
-                    distincts[seat] = rest if len(distinct) == len(rest) else distinct
-                elif len(distinct) == len(rest):
-                    distincts[seat] = rest
-                plays += (table[seat][card],)
-                if card >= high:
-                    high, winner = card, seat
-                position += 1
-                if position < end:
-                    seat = order[position]
+            done, leader, plays = self._done_tricks, self._trick_leader, self._trick_plays
+            high, winner, number = self._high, self._winner, len(self._done_tricks) + 1
+            while True:  # the tricks of the round
+                order = rotations[leader]
+                for seat in order[len(plays) :] if plays else order:
+                    hand, mask = hands[seat], masks[seat]
                     if faulted[seat]:
-                        break
-                    distinct = distincts[seat]
-                    i = below(distinct, high)
-                    legal = distinct if i < 2 else (distinct[0], *distinct[i:])
-                    continue
-                if number == size:
-                    break  # the round's last trick: _advance scores it
-                # _advance() and _start_trick(), on locals.
+                        card = hand[0]
+                        auto.setdefault(number - 1, []).append(len(plays))
+                    else:
+                        # The ranks from the high card up, and the lowest (rules.md); when
+                        # leading, high is 0 and every rank is legal.
+                        key = mask >> high << high | mask & -mask
+                        try:
+                            legal = legals[key]
+                        except KeyError:
+                            legal = _ranks(key)
+                        view = new(
+                            view_type,
+                            (game, seat, n, hand, legal, plays, high or None, leader, number,
+                             rnd, size, done, scores, act, out, dq, dealer, first, half, cards,
+                             move_seconds, bank[seat]),
+                        )  # fmt: skip
+                        try:
+                            card = policies[seat](view)
+                        except BotFault as error:
+                            self._record_fault(
+                                seat, number, error.kind, error.detail, error.infrastructure
+                            )
+                            card = hand[0]
+                            auto.setdefault(number - 1, []).append(len(plays))
+                        except BaseException:
+                            self._pause(seat, legal, done, leader, plays, high, winner)
+                            raise
+                        else:
+                            if type(card) is not int or card not in legal:
+                                if card is _PAUSE and pausable:
+                                    self._pause(seat, legal, done, leader, plays, high, winner)
+                                    return
+                                detail = illegal_move_detail(card, legal)
+                                self._record_fault(seat, number, FaultKind.ILLEGAL_MOVE, detail)
+                                card = hand[0]
+                                auto.setdefault(number - 1, []).append(len(plays))
+                    # The card leaves the hand, and its rank the mask unless a pair stays.
+                    if card == hand[0]:  # the lowest card (an auto play's): one slice
+                        hands[seat] = rest = hand[1:]
+                    else:
+                        i = hand.index(card)
+                        hands[seat] = rest = hand[:i] + hand[i + 1 :]
+                    if card not in rest:
+                        masks[seat] = mask ^ 1 << card
+                    plays += (table[seat][card],)
+                    if card >= high:  # ties go to the card played last
+                        high, winner = card, seat
                 trick = new(trick_type, (leader, plays, winner))
-                done += (trick,)
                 kept.append(trick)
-                leader = seat = winner
-                cached = cache.get(leader)
-                if cached is None:
-                    cached = [(leader + k) % n for k in range(n) if active[(leader + k) % n]]
-                    cache[leader] = cached
-                order = cached
-                end, position, plays, high, number = len(order), 0, (), 0, number + 1
-                if faulted[seat]:
+                if number == size:
                     break
-                legal = distincts[seat]
-            # Leave the fast path: write the trick back, then let the methods go on.
-            self._done_tricks, self._trick_leader, self._order = done, leader, order
-            self._position, self._trick_plays, self._high, self._winner = (
-                position,
-                plays,
-                high,
-                winner,
-            )
-            self.to_move, self._legal = seat, legal
-            self._view_tail = (leader, number, rnd, size, done, *self._public)
-            if fault is not None:
-                self.fault(fault[0], fault[1], infrastructure=fault[2])
-            else:
-                self._advance()
-            if on_round is not None and self.rounds_finished != seen:
-                for index in range(seen, self.rounds_finished):
-                    on_round(self.round_result(index))
-                seen = self.rounds_finished
+                done += (trick,)
+                leader, plays, high, number = winner, (), 0, number + 1
+            over = not self._end_round()
+            if on_round is not None:
+                on_round(self.round_result())
+            if over:
+                self.to_move, self._legal = None, ()
+                return
 
-    def fault(self, kind: FaultKind, detail: str, *, infrastructure: bool = False) -> Fault:
-        """Record a fault for :attr:`to_move`: the engine plays its lowest card from now to
-        the end of the round, and disqualifies it at the end of the round.
-        ``infrastructure``: what runs the bot failed, not the bot (see :class:`Fault`)."""
-        seat = self.to_move
-        if seat is None:
-            raise GameOverError("the game is over")
-        recorded = Fault(
-            seat,
-            self._round.number,
-            self.trick_number,
-            kind,
-            short_detail(detail),
-            infrastructure,
+    def _pause(
+        self,
+        seat: int,
+        legal: tuple[int, ...],
+        done: tuple[Trick, ...],
+        leader: int,
+        plays: tuple[Play, ...],
+        high: int,
+        winner: int,
+    ) -> None:
+        """Write the trick back from :meth:`_drive`'s locals: ``seat`` is to move."""
+        self.to_move, self._legal, self._done_tricks = seat, legal, done
+        self._trick_leader, self._trick_plays, self._high, self._winner = (
+            leader,
+            plays,
+            high,
+            winner,
         )
-        self.faults.append(recorded)
-        self._faulted[seat] = True
-        self._advance()
-        return recorded
 
-    # -- internals -----------------------------------------------------------------------
+    def _record_fault(
+        self, seat: int, trick: int, kind: FaultKind, detail: str, infrastructure: bool = False
+    ) -> None:
+        """``seat`` faulted at ``trick`` of this round: from now on the engine plays for it."""
+        fault = Fault(seat, self._round.number, trick, kind, short_detail(detail), infrastructure)
+        self.faults.append(fault)
+        self._faulted[seat] = True
+
+    # -- rounds --------------------------------------------------------------------------
 
     def _start_round(self, number: int, start: RoundStart) -> None:
         dealer, leader, hand_size = start
         n = self.num_players
-        active = [s for s in range(n) if self._active[s]]
+        seats = tuple(compress(range(n), self._active))
         deck: Sequence[int] = self._full_deck
         if any(self._penalty_cards):
             remaining = list(deck)
@@ -487,25 +517,24 @@ class GameState:
             deck = remaining
         # rules.md, the engine's decisions (f): one generator for the game, one sample of
         # the sorted deck per round, dealt in blocks to the active seats in seat order.
-        dealt = sample(self._rng, deck, hand_size * len(active))
-        hands: list[list[int] | None] = [None] * n
-        # In place: run() holds these two lists for the whole game.
-        self._hands[:] = [()] * n
-        self._distinct[:] = [()] * n
-        held, distincts = self._hands, self._distinct
-        for i, seat in enumerate(active):
+        dealt = sample(self._rng, deck, hand_size * len(seats))
+        recorded: list[list[int] | None] = [None] * n
+        # In place: _drive holds these two lists for the whole game.
+        held, masks = self._hands, self._masks
+        held[:] = [()] * n
+        masks[:] = [0] * n
+        for i, seat in enumerate(seats):
             hand = sorted(dealt[i * hand_size : (i + 1) * hand_size])
-            hands[seat] = hand
+            recorded[seat] = hand
             held[seat] = cut = tuple(hand)
-            distinct = tuple(dict.fromkeys(cut))
-            distincts[seat] = cut if len(distinct) == hand_size else distinct
+            masks[seat] = _ranks_mask(cut)
         self._round_start = start
-        self._round = _RoundRecord(number, dealer, leader, hand_size, hands)
+        self._round = _RoundRecord(number, dealer, leader, hand_size, recorded)
         self._rounds.append(self._round)
-        self._order_cache = {}
+        self._rotations = _rotations(n, seats)
         self._public = (
             tuple(self.scores),
-            tuple(active),
+            seats,
             tuple(self._eliminated),
             tuple(self._disqualified),
             dealer,
@@ -513,73 +542,18 @@ class GameState:
             tuple(self._half),
             tuple(map(tuple, self._penalty_cards)),
         )
-        self._done_tricks = ()
         self._start_trick(leader)
 
     def _start_trick(self, leader: int) -> None:
-        order = self._order_cache.get(leader)
-        if order is None:
-            n = self.num_players
-            order = [(leader + k) % n for k in range(n) if self._active[(leader + k) % n]]
-            self._order_cache[leader] = order
-        self._order = order
-        self._position = 0
-        self._trick_leader = leader
+        """The first trick of the round, led by ``leader`` (:meth:`_drive` plays the others
+        on its locals)."""
+        self._done_tricks = ()
+        self._trick_leader = self._winner = self.to_move = leader
         self._trick_plays = ()
         # 0 is below every rank, so the leader's card is always the new high card.
         self._high = 0
-        self._winner = leader
-        r = self._round
-        self._view_tail = (
-            leader,
-            len(self._done_tricks) + 1,
-            r.number,
-            r.hand_size,
-            self._done_tricks,
-            *self._public,
-        )
-        self.to_move = leader
-
-    def _auto_play(self, seat: int) -> None:
-        hand = self._hands[seat]
-        card, rest = hand[0], hand[1:]
-        self._hands[seat] = rest
-        distinct = self._distinct[seat]
-        if distinct is hand or not rest or rest[0] != card:
-            distinct = distinct[1:]
-        self._distinct[seat] = rest if len(distinct) == len(rest) else distinct
-        self._round.auto.setdefault(len(self._done_tricks), []).append(len(self._trick_plays))
-        self._trick_plays += (self._plays[seat][card],)
-        if card >= self._high:
-            self._high = card
-            self._winner = seat
-        self._position += 1
-
-    def _advance(self) -> None:
-        """Move to the next seat needing a decision, auto-playing faulted seats and closing
-        tricks and rounds on the way."""
-        while True:
-            order = self._order
-            if self._position == len(order):
-                trick = _new_tuple(Trick, (self._trick_leader, self._trick_plays, self._winner))
-                self._done_tricks += (trick,)
-                self._round.tricks.append(trick)
-                if len(self._done_tricks) < self._round.hand_size:
-                    self._start_trick(trick.winner)
-                elif not self._end_round():
-                    self.to_move = None
-                    self._legal = ()
-                    return
-                continue
-            seat = order[self._position]
-            if self._faulted[seat]:
-                self._auto_play(seat)
-                continue
-            self.to_move = seat
-            distinct = self._distinct[seat]
-            i = bisect_left(distinct, self._high)  # 0 when leading: every card is legal
-            self._legal = distinct if i < 2 else (distinct[0], *distinct[i:])
-            return
+        mask = self._masks[leader]
+        self._legal = _LEGAL.get(mask) or _ranks(mask)
 
     def _end_round(self) -> bool:
         """Score the finished round; start the next one. False when the game is over."""
@@ -587,7 +561,7 @@ class GameState:
         r = self._round
         last = r.tricks[-1]
         loser = last.winner
-        cards = [play.card for play in last.plays]
+        cards = list(map(_card_of, last.plays))
         card = max(cards)
         penalty = rules.penalty(card, cards)
         r.loser, r.card, r.penalty, r.doubled = loser, card, penalty.points, penalty.doubled
@@ -648,7 +622,7 @@ class GameState:
                 hand = sorted(hands[seat])  # type: ignore[arg-type]
                 r.hands[seat] = hand
                 self._hands[seat] = tuple(hand)
-                self._distinct[seat] = _distinct(self._hands[seat])
+                self._masks[seat] = _ranks_mask(hand)
             r.hand_size = sizes.pop()
         if scores is not None:
             self.scores[:] = list(scores)
@@ -665,7 +639,7 @@ class GameState:
             tuple(tuple(cards) for cards in self._penalty_cards),
         )
         self._start_trick(r.leader)
-        self._advance()
+        self._drive([_pause_at_once] * self.num_players, pausable=True)
 
     # -- replay --------------------------------------------------------------------------
 
