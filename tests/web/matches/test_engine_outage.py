@@ -63,10 +63,11 @@ def test_a_worker_whose_engine_goes_away_pauses_and_resumes_without_burning_atte
     ):
         wait_for(lambda: logged("ready."), 60, "the worker to start", log)
         proxy.cut()
-        wait_for(lambda: logged("paused urgent, tournament, ladder"), 60, "the worker to pause", log)
+        paused, resumed = "paused urgent, tournament, ladder", "resumed urgent, tournament, ladder"
+        wait_for(lambda: logged(paused), 60, "the worker to pause", log)
         (match,) = queue_ladder_matches("concombre", 1)  # sent on commit
         EngineProxy(socket_path)  # the engine is back
-        wait_for(lambda: logged("resumed urgent, tournament, ladder"), 60, "the worker to resume", log)
+        wait_for(lambda: logged(resumed), 60, "the worker to resume", log)
         wait_for(
             lambda: Match.objects.get(pk=match.pk).status == MatchStatus.FINISHED,
             120,
