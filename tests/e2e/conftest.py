@@ -5,11 +5,14 @@ under CI (``CI=true``), where a missing browser must fail the run."""
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.web.factories import PASSWORD
 
 CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = [
@@ -78,3 +81,12 @@ def screenshot(page: Any, name: str) -> Path:
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     return path
+
+
+def log_in(page: Any, live_server: Any, username: str) -> None:
+    """Sign ``username`` in (the factories' password) through the log-in form."""
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.fill('input[name="username"]', username)
+    page.fill('input[name="password"]', PASSWORD)
+    page.click("main form button")
+    page.wait_for_url(re.compile(r"^(?!.*/accounts/login/).*$"))

@@ -5,22 +5,14 @@ viewer are checked by test_viewer.py). And the policy does refuse an inline scri
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import pytest
 
-from tests.web.factories import PASSWORD, StaffFactory, VersionFactory
+from tests.e2e.conftest import log_in
+from tests.web.factories import StaffFactory, VersionFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def log_in(page: Any, live_server: Any, username: str) -> None:
-    page.goto(f"{live_server.url}/accounts/login/")
-    page.fill('input[name="username"]', username)
-    page.fill('input[name="password"]', PASSWORD)
-    page.click("main form button")
-    page.wait_for_url(re.compile(r"^(?!.*/accounts/login/).*$"))
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import PHONE, screenshot
-from tests.web.factories import PASSWORD, UserFactory
+from tests.e2e.conftest import PHONE, log_in, screenshot
+from tests.web.factories import UserFactory
 from tests.web.tournaments.helpers import HIGHEST, LOWEST, house_bot, open_tournament, playing_bot
 from web.pipeline.running import run_match
 from web.sandbox import SandboxKind
@@ -31,19 +31,11 @@ def field(tournament: Tournament) -> None:
         enter(owner, tournament.pk, playing_bot(owner, bot_name, source).pk)
 
 
-def log_in(page: Any, base: str, username: str) -> None:
-    page.goto(f"{base}/accounts/login/")
-    page.fill("#id_username", username)
-    page.fill("#id_password", PASSWORD)
-    page.click("main form button")
-    page.wait_for_url(re.compile(r"^(?!.*/accounts/login/).*$"))
-
-
 def test_an_owner_enters_a_bot_from_the_tournament_page(page: Any, live_server: Any) -> None:
     tournament = open_tournament(name="Club night")
     owner = UserFactory(username="cyd")
     playing_bot(owner, "climber", HIGHEST)
-    log_in(page, live_server.url, "cyd")
+    log_in(page, live_server, "cyd")
     page.goto(f"{live_server.url}/tournaments/")
     page.click("text=Club night")
     page.select_option("#entry-bot", label="cyd/climber")
