@@ -35,7 +35,9 @@ def draw_order(strengths: list[float], rng: random.Random) -> list[int]:
     return places
 
 
-def one_run(bots: int, games: int, rng: random.Random) -> tuple[list[bool], list[bool], float]:
+def one_run(
+    bots: int, games: int, rng: random.Random
+) -> tuple[list[bool], list[bool], float, list[float]]:
     truth = [rng.gauss(INITIAL_RATING, 200) for _ in range(bots)]
     elo = [INITIAL_RATING] * bots
     played = [0] * bots
@@ -54,14 +56,15 @@ def one_run(bots: int, games: int, rng: random.Random) -> tuple[list[bool], list
     centre = statistics.fmean(truth)
     mean_elo = statistics.fmean(elo)
     mean_mu = statistics.fmean(s.mu for s in skills)
-    own, headline = [], []
+    own, headline, ratios = [], [], []
     for b in range(bots):
         true = truth[b] - centre
         margin = skill.half_width(skills[b].sigma)
         mu_elo = (skills[b].mu - mean_mu) * skill.ELO_PER_SKILL
         own.append(abs(mu_elo - true) <= margin)
         headline.append(abs(elo[b] - mean_elo - true) <= margin)
-    return own, headline, statistics.fmean(skill.half_width(s.sigma) for s in skills)
+        ratios.append(abs(elo[b] - mean_elo - true) / margin)
+    return own, headline, statistics.fmean(skill.half_width(s.sigma) for s in skills), ratios
 
 
 def main() -> None:
@@ -74,11 +77,13 @@ def main() -> None:
     own: list[bool] = []
     headline: list[bool] = []
     margins = []
+    ratios: list[float] = []
     for _ in range(args.runs):
-        o, h, m = one_run(args.bots, args.games, rng)
+        o, h, m, r = one_run(args.bots, args.games, rng)
         own += o
         headline += h
         margins.append(m)
+        ratios += r
     per_bot = args.games * 4 / args.bots  # tables of 2-6 seats: 4 seats on average
     print(
         f"{args.runs} ladders of {args.bots} bots, {args.games} tables (~{per_bot:.0f} games a bot)"
@@ -86,6 +91,12 @@ def main() -> None:
     print(f"  mean 95% half-width          {statistics.fmean(margins):7.1f} Elo points")
     print(f"  coverage, companion's mean   {statistics.fmean(own):7.1%}  (target about 95%)")
     print(f"  coverage, Elo (the headline) {statistics.fmean(headline):7.1%}")
+    # The scale of the interval at which it would hold the truth 95% of the time here.
+    scale = statistics.quantiles(ratios, n=20)[-1]
+    print(
+        f"  95th percentile of |Elo - truth| / half-width: {scale:.3f}"
+        f" (skill.INTERVAL_SCALE is {skill.INTERVAL_SCALE})"
+    )
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ import hashlib
 import secrets
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.db import models
 from django.utils import timezone
 
@@ -52,7 +53,7 @@ class ApiToken(models.Model):
         return self.revoked_at is not None
 
     @classmethod
-    def issue(cls, user: object, name: str) -> tuple[ApiToken, str]:
+    def issue(cls, user: User, name: str) -> tuple[ApiToken, str]:
         """A new token for ``user``: the saved row and the token, to show exactly once."""
         token = TOKEN_PREFIX + secrets.token_urlsafe(32)
         row = cls.objects.create(

@@ -238,7 +238,7 @@ class TokenViewSet(
             )
         form = self.get_serializer(data=request.data)
         form.is_valid(raise_exception=True)
-        row, token = ApiToken.issue(request.user, form.validated_data["name"])
+        row, token = ApiToken.issue(signed_in(request), form.validated_data["name"])
         data = dict(self.get_serializer(row).data, token=token)
         return Response(data, status=status.HTTP_201_CREATED)
 
