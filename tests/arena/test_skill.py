@@ -27,8 +27,10 @@ def test_the_interval_narrows_with_games_from_a_wide_start() -> None:
         rng.shuffle(places)
         bots = skill.rate_game(bots, places)
         widths.append(skill.half_width(bots[0].sigma))
-    assert widths[0] == pytest.approx(1.959964 * 25 / 3 * skill.ELO_PER_SKILL)
-    assert widths[0] > 300 > 150 > widths[-1]  # about ±340 at first, ±140 after 100 games
+    assert widths[0] == pytest.approx(
+        1.959964 * 25 / 3 * skill.ELO_PER_SKILL * skill.INTERVAL_SCALE
+    )
+    assert widths[0] > 250 > 110 > widths[-1]  # about ±255 at first, ±105 after 100 games
     assert all(b <= a + 1e-9 for a, b in itertools.pairwise(widths))
 
 
