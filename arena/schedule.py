@@ -31,6 +31,12 @@ from dataclasses import dataclass
 #: its 10 rounds in about a second.
 CANDIDATE_SPLITS = 200
 
+#: Fields this small have their whole schedule drawn this many times (each round among
+#: fewer candidate splits), the best kept.
+SMALL_FIELD = 16
+WHOLE_SCHEDULES = 20
+SMALL_FIELD_SPLITS = 40
+
 #: Entrants (indexes 0..n-1) at one table, in seat order.
 Table = tuple[int, ...]
 Round = tuple[Table, ...]
@@ -88,19 +94,44 @@ def plan_rounds(entrants: int, sizes: TableSizes, rounds: int, seed: int) -> lis
     rng = random.Random(seed)
     if split and all(size == 2 for size in split) and sizes.largest == 2:
         return _circle(entrants, rounds, rng)
+    # Small fields: whole schedules drawn again, the best kept (a pair that never meets is
+    # what a greedy round-by-round search leaves most often there).
+    small = entrants <= SMALL_FIELD
+    attempts, splits = (WHOLE_SCHEDULES, SMALL_FIELD_SPLITS) if small else (1, CANDIDATE_SPLITS)
+    drawn = [_greedy_schedule(entrants, split, rounds, splits, rng) for _ in range(attempts)]
+    return min(drawn, key=lambda schedule: _spread(entrants, schedule))
+
+
+def _greedy_schedule(
+    entrants: int, split: tuple[int, ...], rounds: int, splits: int, rng: random.Random
+) -> list[Round]:
+    """Round by round, the candidate split that repeats the fewest earlier meetings."""
     met: Counter[tuple[int, int]] = Counter()
     sat_out = [0] * entrants
     schedule = []
     for _ in range(rounds):
         seated = _seated(entrants, sum(split), sat_out, rng)
         best = min(
-            (_candidate(seated, split, met, rng) for _ in range(CANDIDATE_SPLITS)),
+            (_candidate(seated, split, met, rng) for _ in range(splits)),
             key=lambda candidate: candidate[0],
         )[1]
         for table in best:
             met.update(itertools.combinations(sorted(table), 2))
         schedule.append(best)
     return schedule
+
+
+def _spread(entrants: int, schedule: list[Round]) -> tuple[int, int]:
+    """How unevenly a schedule seats the pairs: the pairs that never meet, then the sum of
+    the squares of the meetings (lower is better)."""
+    met: Counter[tuple[int, int]] = Counter(
+        pair
+        for tables in schedule
+        for table in tables
+        for pair in itertools.combinations(sorted(table), 2)
+    )
+    never = sum(1 for pair in itertools.combinations(range(entrants), 2) if not met[pair])
+    return never, sum(count * count for count in met.values())
 
 
 def _seated(entrants: int, seats: int, sat_out: list[int], rng: random.Random) -> list[int]:

@@ -4,7 +4,9 @@ duplicate deals?
 Two fields. ``house``: the baseline built-ins (``benchmarks/strength.py``'s ``baselines``:
 heuristic, highest, random, lowest; docs/bots.md), far apart in strength. ``close``: four
 bots of close strength, the heuristic bot playing a uniformly random legal card instead
-with probability 0, 0.1, 0.2 and 0.3 (its own seeded dice). The reference order is a
+with probability 0, 0.1, 0.2 and 0.3, its dice seeded by the position (hand, trick, round,
+scores), so that a bot answers a position the same way whichever seat it holds: duplicate
+deals then cancel the luck of both the cards and the dice. The reference order is a
 large local round robin's (``--reference-games`` four-player games with duplicate deals,
 printed with each bot's mean place). Each run is a simulated ladder of those four bots:
 tables of 2 to 4 seats
@@ -49,15 +51,15 @@ from cucumbers.bots.heuristic import HeuristicBot
 
 
 class Erring(HeuristicBot):
-    \"\"\"The heuristic bot, but a random legal card with probability {error}.\"\"\"
-
-    def start_game(self, game):
-        super().start_game(game)
-        self.dice = random.Random(game.bot_seed)
+    \"\"\"The heuristic bot, but a random legal card with probability {error}, drawn from
+    the position itself (hand, trick, round): the same position, the same answer.\"\"\"
 
     def play(self, view):
-        if self.dice.random() < {error}:
-            return self.dice.choice(view.legal)
+        position = (view.hand, tuple(p.card for p in view.trick), view.round_number,
+                    view.trick_number, view.scores)
+        dice = random.Random(repr(position))
+        if dice.random() < {error}:
+            return dice.choice(view.legal)
         return super().play(view)
 """
 

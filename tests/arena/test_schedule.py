@@ -80,6 +80,13 @@ def test_pairs_share_tables_evenly_over_the_rounds() -> None:
     assert sum(count == 0 for count in pairs) <= 20
 
 
+def test_a_small_field_is_searched_whole_so_that_pairs_left_apart_are_few() -> None:
+    # Twelve entrants at tables of three or four over six rounds: every pair meets.
+    sizes = TableSizes(3, 4)
+    met = meetings(plan_rounds(12, sizes, default_rounds(12, sizes), seed=1))
+    assert all(met[pair] for pair in itertools.combinations(range(12), 2))
+
+
 def test_byes_go_round_so_everyone_plays_as_often() -> None:
     sizes = TableSizes(4, 4)
     rounds = default_rounds(5, sizes)
