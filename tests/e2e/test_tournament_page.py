@@ -37,6 +37,10 @@ def test_an_owner_enters_a_bot_from_the_tournament_page(page: Any, live_server: 
     playing_bot(owner, "climber", HIGHEST)
     log_in(page, live_server, "cyd")
     page.goto(f"{live_server.url}/tournaments/")
+    screenshot(page, "tournament-list-desktop")
+    page.set_viewport_size(PHONE)
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    screenshot(page, "tournament-list-phone")
     page.click("text=Club night")
     page.select_option("#entry-bot", label="cyd/climber")
     page.get_by_role("button", name="Enter", exact=True).click()
