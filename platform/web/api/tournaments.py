@@ -15,7 +15,7 @@ from rest_framework.response import Response
 from web.bots.models import Game
 from web.tournaments.entering import EntryError, enter, withdraw
 from web.tournaments.models import Entry, Tournament, TournamentStatus
-from web.tournaments.standings import Standings, standings, tables_of
+from web.tournaments.standings import Standings, standings
 from web.users import signed_in
 
 from .errors import Refused
@@ -120,15 +120,15 @@ class TournamentDetailSerializer(TournamentSerializer):
                   "head_to_head", "tables"]  # fmt: skip
         read_only_fields = fields
 
-    _computed: Standings | None = None
-
     def _standings(self, tournament: Tournament) -> Standings | None:
         if tournament.status == TournamentStatus.OPEN:
             return None
-        # One computation per answer, shared by the fields that show it.
-        if self._computed is None:
-            self._computed = standings(tournament)
-        return self._computed
+        # One computation per tournament and answer, shared by the fields that show it
+        # (keyed: a list serializer reuses one child for every item).
+        computed: dict[int, Standings] = self.__dict__.setdefault("_standings_of", {})
+        if tournament.pk not in computed:
+            computed[tournament.pk] = standings(tournament)
+        return computed[tournament.pk]
 
     def get_progress(self, tournament: Tournament) -> str:
         table = self._standings(tournament)
@@ -151,9 +151,8 @@ class TournamentDetailSerializer(TournamentSerializer):
 
     @extend_schema_field(TournamentTableSerializer(many=True))
     def get_tables(self, tournament: Tournament) -> list[dict[str, Any]]:
-        if tournament.status == TournamentStatus.OPEN:
-            return []
-        return list(TournamentTableSerializer(tables_of(tournament), many=True).data)
+        table = self._standings(tournament)
+        return list(TournamentTableSerializer(table.tables, many=True).data) if table else []
 
 
 class TournamentFilter(filters.FilterSet):

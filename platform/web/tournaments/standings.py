@@ -69,7 +69,12 @@ class Standings:
     #: (entry id, entry id) -> the first's record against the second.
     head_to_head: dict[tuple[int, int], HeadToHead]
     matches_done: int
-    matches_total: int
+    #: The schedule, round by round: each table with its match and the match's participants.
+    tables: list[TournamentMatch]
+
+    @property
+    def matches_total(self) -> int:
+        return len(self.tables)
 
     def record(self, a: int, b: int) -> HeadToHead | None:
         return self.head_to_head.get((a, b))
@@ -78,7 +83,7 @@ class Standings:
 def standings(tournament: Tournament) -> Standings:
     entries = list(tournament.entries.all())
     rows = {entry.pk: Standing(entry) for entry in entries}
-    tables = list(tournament.tables.select_related("match"))
+    tables = list(tournament.tables.select_related("match").prefetch_related("match__participants"))
     finished = {t.match_id: t for t in tables if t.match.status == MatchStatus.FINISHED}
     games = MatchGame.objects.filter(match_id__in=finished).values_list(
         "match_id", "placement", "faults"
@@ -129,7 +134,7 @@ def standings(tournament: Tournament) -> Standings:
         for b in ids
         if a != b and (ahead[(a, b)] or ahead[(b, a)])
     }
-    return Standings(ranked, head_to_head, len(finished), len(tables))
+    return Standings(ranked, head_to_head, len(finished), tables)
 
 
 def _summarise(row: Standing) -> None:
@@ -144,8 +149,3 @@ def _summarise(row: Standing) -> None:
         )
         row.score_low = max(0.0, row.score - spread)
         row.score_high = min(1.0, row.score + spread)
-
-
-def tables_of(tournament: Tournament) -> list[TournamentMatch]:
-    """The schedule, round by round, with each table's match and its participants."""
-    return list(tournament.tables.select_related("match").prefetch_related("match__participants"))

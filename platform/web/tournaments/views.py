@@ -16,8 +16,8 @@ from web.bots.models import Bot
 from web.users import signed_in
 
 from .entering import EntryError, enter, withdraw
-from .models import Tournament, TournamentStatus
-from .standings import standings, tables_of
+from .models import Tournament, TournamentMatch, TournamentStatus
+from .standings import standings
 
 #: Entrants beyond this many get no head-to-head grid (it would be a wall of numbers); the
 #: API gives every pair.
@@ -54,12 +54,10 @@ def tournament_detail(request: HttpRequest, tournament_id: int) -> HttpResponse:
             mine = mine | playing.filter(owner__username=HOUSE_USERNAME)
         taken = {entry.bot_id for entry in entries}
         enterable = [bot for bot in mine if bot.pk not in taken]
-    started = tournament.status not in (TournamentStatus.OPEN,)
-    table = standings(tournament) if started else None
-    rounds: dict[int, list[object]] = {}
-    if started:
-        for row in tables_of(tournament):
-            rounds.setdefault(row.round, []).append(row)
+    table = standings(tournament) if tournament.status != TournamentStatus.OPEN else None
+    rounds: dict[int, list[TournamentMatch]] = {}
+    for row in table.tables if table is not None else []:
+        rounds.setdefault(row.round, []).append(row)
     grid = None
     if table is not None and len(table.rows) <= HEAD_TO_HEAD_LIMIT:
         grid = [
