@@ -135,11 +135,13 @@ def pick_table(
         return None
     seed = pick_seed(candidates, rng)
     largest = min(settings.max_players, len(candidates))
-    # Two sizes drawn uniformly, the one the seed is shorter of kept: the ladder's mix stays
-    # near uniform, and a bot that is often the seed does not drift to any one size.
+    # Two sizes drawn uniformly, the one the seed is shorter of kept: a bot that is often
+    # the seed does not drift to any one size (the ladder's mix leans a little to the
+    # larger tables for it: benchmarks/ladder_fairness.py).
     drawn = [rng.randint(settings.min_players, largest) for _ in range(2)]
-    size = max(drawn, key=lambda n: _shortfall(seed, n, fair_share(candidates, n)))
-    fair = fair_share(candidates, size)
+    shares = {n: fair_share(candidates, n) for n in drawn}
+    size = max(drawn, key=lambda n: _shortfall(seed, n, shares[n]))
+    fair = shares[size]
     fewest = min(c.recent_games for c in candidates)
 
     def distance(other: Candidate) -> float:
