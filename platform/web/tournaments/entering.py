@@ -102,8 +102,7 @@ def withdraw(user: User, tournament_id: int, entry_id: int) -> None:
         tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
         entry = tournament.entries.select_related("bot__owner").filter(pk=entry_id).first()
         if entry is None or not (
-            entry.owner_id == user.pk
-            or (user.is_staff and entry.bot and _may_enter_for(user, entry.bot))
+            entry.owner_id == user.pk or (entry.bot is not None and _may_enter_for(user, entry.bot))
         ):
             raise EntryError(EntryProblem.UNKNOWN_ENTRY, "No such entry of yours.")
         if not tournament.accepts_entries:

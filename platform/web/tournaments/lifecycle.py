@@ -12,7 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from arena.schedule import ScheduleError, TableSizes, default_rounds, plan_rounds
-from cucumbers.match import derive_seed
+from cucumbers.match import SEED_BITS, derive_seed
 from web.bots.models import Bot
 from web.matches.models import Match, MatchKind, MatchStatus
 from web.pipeline.ladder import create_match
@@ -20,11 +20,6 @@ from web.pipeline.ladder import create_match
 from .models import Entry, Tournament, TournamentMatch, TournamentStatus
 
 logger = logging.getLogger(__name__)
-
-
-def rounds_of(tournament: Tournament, entrants: int) -> int:
-    sizes = TableSizes(tournament.table_size_min, tournament.table_size_max)
-    return tournament.rounds or default_rounds(entrants, sizes)
 
 
 def start(tournament_id: int, *, send: bool = True) -> Tournament:
@@ -42,7 +37,9 @@ def start(tournament_id: int, *, send: bool = True) -> Tournament:
             bot = entry.bot
             if bot is None or not bot.on_leaderboard or bot.game != tournament.game:
                 logger.info(
-                    "tournament %s: entry %s dropped (no active version)", tournament.pk, entry
+                    "tournament %s: entry %s dropped (no active version of its game)",
+                    tournament.pk,
+                    entry,
                 )
                 entry.delete()
                 continue
@@ -52,9 +49,8 @@ def start(tournament_id: int, *, send: bool = True) -> Tournament:
         tournament.started_at = timezone.now()
         sizes = TableSizes(tournament.table_size_min, tournament.table_size_max)
         try:
-            schedule = plan_rounds(
-                len(playing), sizes, rounds_of(tournament, len(playing)), tournament.seed
-            )
+            rounds = tournament.rounds or default_rounds(len(playing), sizes)
+            schedule = plan_rounds(len(playing), sizes, rounds, tournament.seed)
         except ScheduleError as error:
             tournament.status = TournamentStatus.CANCELLED
             tournament.cancel_reason = f"Too few entries: {error}."[:200]
@@ -127,4 +123,5 @@ def on_match_ended(sender: object, match_id: int, kind: str, **kwargs: object) -
 
 
 def new_seed() -> int:
-    return random.SystemRandom().getrandbits(48)
+    """A tournament's seed, as wide as a match's (``SEED_BITS``)."""
+    return random.SystemRandom().getrandbits(SEED_BITS)
