@@ -33,6 +33,9 @@ def _url(name: str, argument: str) -> str:
     return f"{before}{quote(argument, safe=_SAFE)}{after}"
 
 
+# Bot.get_absolute_url and Match.get_absolute_url are these: one way to link a bot or a match.
+
+
 def bot_url(bot_id: int) -> str:
     """``reverse("bot-detail", args=[bot_id])``."""
     return _url("bot-detail", str(int(bot_id)))

@@ -13,7 +13,6 @@ from rest_framework.request import Request
 from web.accounts.models import ApiToken
 from web.bots.access import sees_private
 from web.bots.models import BOT_NAME_PATTERN, Bot, BotVersion, Game
-from web.links import bot_url
 from web.matches.models import Match, MatchGame, Participant
 from web.matches.privacy import Sight, faults_seen, outputs_seen, sight
 
@@ -56,7 +55,7 @@ class BotSerializer(serializers.ModelSerializer[Bot]):
 
     def get_url(self, bot: Bot) -> str:
         request: Request = self.context["request"]
-        return request.build_absolute_uri(bot_url(bot.pk))  # 50 a leaderboard page
+        return request.build_absolute_uri(bot.get_absolute_url())
 
 
 class BotUpdateSerializer(serializers.ModelSerializer[Bot]):

@@ -14,13 +14,13 @@ from django.core.files.storage import Storage, storages
 from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models.functions import Lower
-from django.urls import reverse
 from django.utils import timezone
 
 from arena import skill
 from arena.rating import INITIAL_RATING
 from cucumbers.faults import FaultKind
 from cucumbers.games import GameName, title
+from web.links import bot_url
 
 BOT_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$"
 bot_name_validator = RegexValidator(
@@ -117,7 +117,7 @@ class Bot(models.Model):
         return f"{self.owner.username}/{self.name}"
 
     def get_absolute_url(self) -> str:
-        return reverse("bot-detail", args=[self.pk])
+        return bot_url(self.pk)
 
     @property
     def is_provisional(self) -> bool:

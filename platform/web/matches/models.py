@@ -15,10 +15,10 @@ from django.conf import settings
 from django.core.files.storage import Storage, storages
 from django.db import models
 from django.db.models import F, Q
-from django.urls import reverse
 from django.utils import timezone
 
 from web.bots.models import Bot, BotVersion, Game
+from web.links import match_url
 
 
 class MatchStatus(models.TextChoices):
@@ -94,7 +94,7 @@ class Match(models.Model):
         return f"match {self.pk} ({self.kind}, {self.game})"
 
     def get_absolute_url(self) -> str:
-        return reverse("match-detail", args=[self.pk])
+        return match_url(self.pk)
 
     @classmethod
     def issue(
