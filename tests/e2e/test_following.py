@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
-from tests.e2e.conftest import PHONE, screenshot
-from tests.web.factories import PASSWORD, MatchFactory, VersionFactory, active_bot, variant
+from tests.e2e.conftest import PHONE, log_in, screenshot
+from tests.web.factories import MatchFactory, VersionFactory, active_bot, variant
 from web.bots.models import BotVersion, VersionStatus
 from web.matches.models import Match, MatchKind, MatchStatus
 
@@ -42,11 +42,7 @@ def test_the_owner_switches_the_active_version_from_the_bot_page(
     BotVersion.objects.filter(pk=first.pk).update(status=VersionStatus.RETIRED)
     bot.active_version = second
     bot.save()
-    page.goto(f"{live_server.url}/accounts/login/")
-    page.fill("#id_username", bot.owner.username)
-    page.fill("#id_password", PASSWORD)
-    page.click("main form button")
-    page.wait_for_url(re.compile(r"^(?!.*/accounts/login/).*$"))
+    log_in(page, live_server, bot.owner.username)
     page.goto(f"{live_server.url}/bots/{bot.pk}/")
     assert page.locator("tr.current").inner_text().startswith("v2")
     page.click("text=Make active")
@@ -78,11 +74,7 @@ def test_a_challenge_on_a_phone_searches_picks_and_follows_the_match(
     active_bot(name="faraway")
     context = browser.new_context(viewport=PHONE)
     tab = context.new_page()
-    tab.goto(f"{live_server.url}/accounts/login/")
-    tab.fill("#id_username", mine.owner.username)
-    tab.fill("#id_password", PASSWORD)
-    tab.click("main form button")
-    tab.wait_for_url(re.compile(r"^(?!.*/accounts/login/).*$"))
+    log_in(tab, live_server, mine.owner.username)
     tab.goto(f"{live_server.url}/bots/{mine.pk}/")
     tab.click("text=Challenge")
     tab.fill("#challenge-search", "thei")

@@ -17,7 +17,7 @@ import pytest
 from django.conf import settings
 from django.core.management import call_command
 
-from tests.e2e.conftest import PHONE, screenshot
+from tests.e2e.conftest import PHONE, log_in, screenshot
 from tests.web.factories import active_bot
 from web.bots.models import Bot, VersionStatus
 from web.matches.models import Match
@@ -139,17 +139,13 @@ def test_the_newcomers_pages_fit_a_desktop_and_a_phone(
 
 
 def test_the_copy_button_copies_the_upload_command(browser: Any, live_server: Any) -> None:
-    from tests.web.factories import PASSWORD, UserFactory
+    from tests.web.factories import UserFactory
 
     UserFactory(username="copier")
     context = browser.new_context()
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live_server.url)
     tab = context.new_page()
-    tab.goto(f"{live_server.url}/accounts/login/")
-    tab.fill("#id_username", "copier")
-    tab.fill("#id_password", PASSWORD)
-    tab.click("main form button")
-    tab.wait_for_url(re.compile(r"^(?!.*/accounts/login/).*$"))
+    log_in(tab, live_server, "copier")
     tab.goto(f"{live_server.url}/accounts/tokens/")
     tab.fill("#id_name", "laptop")
     tab.click("main form button")

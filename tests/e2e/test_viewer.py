@@ -15,7 +15,7 @@ from cucumbers.cli import main as cucumbers
 from cucumbers.faults import Fault, FaultKind
 from cucumbers.match import GameOutcome
 from cucumbers.replay import save_replay
-from tests.e2e.conftest import PHONE, screenshot
+from tests.e2e.conftest import PHONE, log_in, screenshot
 from tests.e2e.replays import (
     FAULT_DETAIL,
     FAULT_ROUND,
@@ -24,7 +24,7 @@ from tests.e2e.replays import (
     concombre_game,
     five_cucumbers_game,
 )
-from tests.web.factories import PASSWORD, StaffFactory
+from tests.web.factories import StaffFactory
 from tests.web.recorded import Entrant, record_series
 from web.matches.models import Match, MatchKind
 from web.matches.privacy import WITHHELD
@@ -173,11 +173,7 @@ def test_it_steps_through_a_game_by_play_trick_and_round(
 def log_in_as_staff(page: Any, live_server: Any) -> None:
     """Staff read every bot's fault details (others see the kind and where)."""
     staff = StaffFactory(username="root")
-    page.goto(f"{live_server.url}/accounts/login/")
-    page.fill('input[name="username"]', staff.username)
-    page.fill('input[name="password"]', PASSWORD)
-    page.click("main form button")
-    page.wait_for_url(re.compile(r"^(?!.*/accounts/login/).*$"))
+    log_in(page, live_server, staff.username)
 
 
 def test_a_fault_detail_is_withheld_from_those_who_do_not_own_the_bot(
