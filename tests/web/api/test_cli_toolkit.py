@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import threading
 import time
-from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ from cucumbers.downloads import bot_seats
 from cucumbers.loader import load_bot
 from cucumbers.replay import load_replay
 from cucumbers.repro import Difference, reproduce
+from tests.sdk.test_repro import CHANGED, STARTER  # the starter, and a changed copy
 from tests.web.factories import UserFactory
 from web.accounts.models import ApiToken
 from web.bots.models import BotVersion, VersionStatus
@@ -27,14 +27,6 @@ from web.sandbox import SandboxKind
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-STARTER = resources.files("cucumbers").joinpath("templates/starter.py").read_text("utf-8")
-#: The starter, except that from round 2 on it leads its lowest card instead.
-CHANGED = STARTER.replace(
-    "        if view.high is None:\n",
-    "        if view.high is None and view.round_number >= 2 and hand[0] != hand[-2]:\n"
-    "            return hand[0]\n"
-    "        if view.high is None:\n",
-)
 CRASHER = (
     "def play(view):\n"
     "    if view.trick_number == 3:\n"
