@@ -18,8 +18,14 @@ from typing import Any
 import pytest
 
 from cucumbers import engine
-from cucumbers.engine import GameOverError, GameState, IllegalMoveError, legal_cards
-from cucumbers.faults import FaultKind
+from cucumbers.engine import (
+    GameOverError,
+    GameState,
+    IllegalMoveError,
+    illegal_move_detail,
+    legal_cards,
+)
+from cucumbers.faults import FaultKind, clipped
 from cucumbers.games import CONCOMBRE, FIVE_CUCUMBERS, ROUND_CAP, GameRules
 from tests.sdk.enginekit import (
     GAME_IDS,
@@ -793,6 +799,14 @@ def test_a_fault_detail_is_one_short_line() -> None:
     recorded = state.fault(FaultKind.PROTOCOL, "garbage\n" * 1000)
     assert len(recorded.detail) <= 500
     assert "\n" not in recorded.detail
+
+
+def test_an_illegal_answer_is_quoted_in_at_most_forty_characters() -> None:
+    state = GameState(FC, 2, 1)
+    assert illegal_move_detail(10**100, state.legal()).startswith(f"played 1{'0' * 36}..., not")
+    assert illegal_move_detail("x" * 38, ()).startswith(f"returned {'x' * 38!r} (str)")
+    assert clipped("y" * 40) == "y" * 40
+    assert clipped("y" * 41) == "y" * 37 + "..."
 
 
 # -- the end of the game and the round cap ---------------------------------------------------

@@ -37,7 +37,7 @@ from typing import Any
 
 from . import __version__
 from .deal import sample
-from .faults import BotFault, Fault, FaultKind, not_an_int_detail, short_detail
+from .faults import BotFault, Fault, FaultKind, clipped, not_an_int_detail, short_detail
 from .games import ROUND_CAP, GameRules, RoundStart
 from .replay import REPLAY_FORMAT
 from .view import Play, RoundResult, Trick, View
@@ -665,10 +665,7 @@ def illegal_move_detail(card: object, legal: tuple[int, ...]) -> str:
     """A short explanation of why ``card`` is not a legal move."""
     if type(card) is not int:
         return not_an_int_detail(repr(card), type(card).__name__, legal)
-    shown = repr(card)
-    if len(shown) > 40:
-        shown = shown[:37] + "..."
-    return f"played {shown}, not a legal card; legal: {list(legal)}"
+    return f"played {clipped(repr(card))}, not a legal card; legal: {list(legal)}"
 
 
 def _round_json(r: _RoundRecord) -> dict[str, Any]:

@@ -34,12 +34,20 @@ def short_detail(text: str, limit: int = MAX_DETAIL) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
+#: How much of a wrong value a message quotes.
+QUOTE_LIMIT = 40
+
+
+def clipped(shown: str, limit: int = QUOTE_LIMIT) -> str:
+    """A wrong value's spelling as a message quotes it: at most ``limit`` characters, the
+    cut marked by "..." (a bot may answer with a megabyte)."""
+    return shown if len(shown) <= limit else shown[: limit - 3] + "..."
+
+
 def not_an_int_detail(shown: str, type_name: str, legal: tuple[int, ...]) -> str:
     """The ``illegal_move`` detail for an answer that is not an ``int``, given its repr and
     its type's name: one wording whether the engine or the runner saw it."""
-    if len(shown) > 40:
-        shown = shown[:37] + "..."
-    return f"returned {shown} ({type_name}), not an int; legal: {list(legal)}"
+    return f"returned {clipped(shown)} ({type_name}), not an int; legal: {list(legal)}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, NoReturn, TypeAlias
 
-from .faults import FaultKind, not_an_int_detail
+from .faults import FaultKind, clipped, not_an_int_detail
 from .view import GameResult, GameStart, RoundResult, View
 
 #: The protocol version announced by ``ready``.
@@ -310,7 +310,7 @@ def decode_host_message(line: bytes) -> HostMessage:
         if fault not in (FaultKind.ERROR.value, FaultKind.CRASH.value):
             _fail("a load error must be of kind error or crash")
         return LoadError(FaultKind(fault), _str(detail, "detail"))
-    _fail(f"unknown message type {str(kind)[:40]!r}")
+    _fail(f"unknown message type {clipped(str(kind))!r}")
 
 
 def decode_runner_message(line: bytes) -> RunnerMessage:
@@ -337,4 +337,4 @@ def decode_runner_message(line: bytes) -> RunnerMessage:
         if isinstance(error, ProtocolError):
             raise
         _fail(f"malformed {kind} message: {error!r}"[:200])
-    _fail(f"unknown message type {str(kind)[:40]!r}")
+    _fail(f"unknown message type {clipped(str(kind))!r}")

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from cucumbers.faults import FaultKind
+from cucumbers.faults import FaultKind, clipped
 
 MAX_DETAIL = 500  # replay-format.md, faults[].detail
 KINDS = sorted(k.value for k in FaultKind)
@@ -47,8 +47,7 @@ def as_json(value: object) -> str:
 
 def show(value: object) -> str:
     """A wrong value for a message: its JSON type and a short spelling of it."""
-    text = as_json(value)
-    text = text if len(text) <= 40 else text[:37] + "..."
+    text = clipped(as_json(value))
     kind = _JSON_TYPES.get(type(value))
     return f"{kind} {text}" if kind else text
 
