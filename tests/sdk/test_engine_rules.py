@@ -23,10 +23,10 @@ from cucumbers.engine import (
     GameState,
     IllegalMoveError,
     illegal_move_detail,
-    legal_cards,
 )
 from cucumbers.faults import FaultKind, clipped
 from cucumbers.games import CONCOMBRE, FIVE_CUCUMBERS, ROUND_CAP, GameRules
+from cucumbers.legal import legal_cards
 from tests.sdk.enginekit import (
     GAME_IDS,
     GAMES,

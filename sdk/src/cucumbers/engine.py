@@ -20,16 +20,14 @@ local variables. :meth:`GameState.run` (the match loop) drives a whole game with
 :meth:`GameState.play` and :meth:`GameState.fault` drive it for one decision and stop at the
 next. Each seat's hand is an immutable tuple shared with its views, and beside it the ranks
 it holds as the bits of an int, kept up to date play by play: a legal set is then two
-shifts and a mask, and the one tuple of that set that every view shares (``_LEGAL``),
+shifts and a mask, and the one tuple of that set that every view shares (``LEGAL_SETS``),
 never a scan of the hand. The deal draws through :func:`cucumbers.deal.sample`.
 """
 
 from __future__ import annotations
 
 import random
-from bisect import bisect_left
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from functools import cache
 from itertools import compress
 from operator import itemgetter
@@ -39,7 +37,9 @@ from . import __version__
 from .deal import sample
 from .faults import BotFault, Fault, FaultKind, clipped, not_an_int_detail, short_detail
 from .games import ROUND_CAP, GameRules, RoundStart
+from .legal import LEGAL_SETS, ranks_mask, ranks_of
 from .replay import REPLAY_FORMAT
+from .round_record import RoundRecord, round_json
 from .view import Play, RoundResult, Trick, View
 
 _new_tuple = tuple.__new__  # builds a View without NamedTuple's keyword handling (hot path)
@@ -102,26 +102,6 @@ def _pause_at_once(view: View) -> object:
     return _PAUSE
 
 
-def _ranks_mask(hand: Sequence[int]) -> int:
-    """The ranks in ``hand`` as bits: bit ``c`` is set when it holds a ``c``."""
-    mask = 0
-    for card in hand:
-        mask |= 1 << card
-    return mask
-
-
-#: ``_LEGAL[mask]``: the ranks of ``mask``, sorted, as the tuple every view of that legal
-#: set shares. Filled on first use by :func:`_ranks`; a game's ranks bound it (at most
-#: 2**15 sets for ranks up to 15).
-_LEGAL: dict[int, tuple[int, ...]] = {}
-
-
-def _ranks(mask: int) -> tuple[int, ...]:
-    """``_LEGAL[mask]``, computed and kept on first use."""
-    ranks = _LEGAL[mask] = tuple(c for c in range(mask.bit_length()) if mask >> c & 1)
-    return ranks
-
-
 class IllegalMoveError(ValueError):
     """Raised by :meth:`GameState.play` for a move that is not exactly an ``int`` in
     :meth:`GameState.legal`."""
@@ -129,35 +109,6 @@ class IllegalMoveError(ValueError):
 
 class GameOverError(RuntimeError):
     """Raised when a move is made in a finished game."""
-
-
-@dataclass(slots=True)
-class _RoundRecord:
-    number: int
-    dealer: int | None
-    leader: int
-    hand_size: int
-    hands: list[list[int] | None]
-    tricks: list[Trick] = field(default_factory=list)
-    auto: dict[int, list[int]] = field(default_factory=dict)  # trick index -> positions
-    loser: int = -1
-    card: int = 0
-    penalty: int = 0
-    doubled: bool = False
-    scores: list[int] = field(default_factory=list)
-    eliminated: list[int] = field(default_factory=list)
-    disqualified: list[int] = field(default_factory=list)
-    half: list[int] = field(default_factory=list)
-
-
-def legal_cards(hand: Sequence[int], high: int | None) -> tuple[int, ...]:
-    """The distinct cards of the sorted ``hand`` that may be played on a trick whose highest
-    card is ``high`` (``None`` when leading): any card ``>= high``, or the lowest card."""
-    distinct = tuple(dict.fromkeys(hand))
-    if high is None:
-        return distinct
-    i = bisect_left(distinct, high)
-    return distinct if i < 2 else (distinct[0], *distinct[i:])
 
 
 class GameState:
@@ -241,7 +192,7 @@ class GameState:
         self._faulted = [False] * num_players
         self._half = [False] * num_players
         self._penalty_cards: list[list[int]] = [[] for _ in range(num_players)]
-        self._rounds: list[_RoundRecord] = []
+        self._rounds: list[RoundRecord] = []
         self._hands: list[tuple[int, ...]] = [()] * num_players
         self._masks = [0] * num_players
         self._start_round(1, rules.first_round(num_players))
@@ -402,7 +353,7 @@ class GameState:
         n, game, hands, masks = self.num_players, self._game_name, self._hands, self._masks
         faulted, table = self._faulted, self._plays
         bank = banks if banks is not None else (0.0,) * n
-        new, view_type, trick_type, legals = _new_tuple, View, Trick, _LEGAL  # locals: faster
+        new, view_type, trick_type, legals = _new_tuple, View, Trick, LEGAL_SETS  # locals: faster
         card: Any  # a policy's answer, then (checked) the card played
         while True:
             record, rotations = self._round, self._rotations
@@ -424,7 +375,7 @@ class GameState:
                         try:
                             legal = legals[key]
                         except KeyError:
-                            legal = _ranks(key)
+                            legal = ranks_of(key)
                         view = new(
                             view_type,
                             (game, seat, n, hand, legal, plays, high or None, leader, number,
@@ -527,9 +478,9 @@ class GameState:
             hand = sorted(dealt[i * hand_size : (i + 1) * hand_size])
             recorded[seat] = hand
             held[seat] = cut = tuple(hand)
-            masks[seat] = _ranks_mask(cut)
+            masks[seat] = ranks_mask(cut)
         self._round_start = start
-        self._round = _RoundRecord(number, dealer, leader, hand_size, recorded)
+        self._round = RoundRecord(number, dealer, leader, hand_size, recorded)
         self._rounds.append(self._round)
         self._rotations = _rotations(n, seats)
         self._public = (
@@ -553,7 +504,7 @@ class GameState:
         # 0 is below every rank, so the leader's card is always the new high card.
         self._high = 0
         mask = self._masks[leader]
-        self._legal = _LEGAL.get(mask) or _ranks(mask)
+        self._legal = LEGAL_SETS.get(mask) or ranks_of(mask)
 
     def _end_round(self) -> bool:
         """Score the finished round; start the next one. False when the game is over."""
@@ -622,7 +573,7 @@ class GameState:
                 hand = sorted(hands[seat])  # type: ignore[arg-type]
                 r.hands[seat] = hand
                 self._hands[seat] = tuple(hand)
-                self._masks[seat] = _ranks_mask(hand)
+                self._masks[seat] = ranks_mask(hand)
             r.hand_size = sizes.pop()
         if scores is not None:
             self.scores[:] = list(scores)
@@ -647,7 +598,7 @@ class GameState:
         """The game in the ``cucumbers-replay/1`` format. ``players`` is one entry per seat."""
         if len(players) != self.num_players:
             raise ValueError(f"{len(players)} players given for {self.num_players} seats")
-        rounds = [_round_json(r) for r in self._rounds if r.loser >= 0]
+        rounds = [round_json(r) for r in self._rounds if r.loser >= 0]
         return {
             "format": REPLAY_FORMAT,
             "game": self.rules.name,
@@ -666,29 +617,3 @@ def illegal_move_detail(card: object, legal: tuple[int, ...]) -> str:
     if type(card) is not int:
         return not_an_int_detail(repr(card), type(card).__name__, legal)
     return f"played {clipped(repr(card))}, not a legal card; legal: {list(legal)}"
-
-
-def _round_json(r: _RoundRecord) -> dict[str, Any]:
-    tricks = []
-    for index, trick in enumerate(r.tricks):
-        auto = r.auto.get(index, ())
-        plays = [
-            {"seat": s, "card": c, "auto": True} if i in auto else {"seat": s, "card": c}
-            for i, (s, c) in enumerate(trick.plays)
-        ]
-        tricks.append({"leader": trick.leader, "plays": plays, "winner": trick.winner})
-    return {
-        "number": r.number,
-        "dealer": r.dealer,
-        "leader": r.leader,
-        "hand_size": r.hand_size,
-        "hands": r.hands,
-        "tricks": tricks,
-        "loser": r.loser,
-        "card": r.card,
-        "penalty": r.penalty,
-        "doubled": r.doubled,
-        "scores": r.scores,
-        "eliminated": r.eliminated,
-        "half": r.half,
-    }
