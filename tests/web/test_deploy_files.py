@@ -166,7 +166,9 @@ def test_the_dockerfile_builds_the_platform_image() -> None:
     assert (REPO / "deploy" / "web.Dockerfile.dockerignore").exists()
 
 
-def test_gunicorn_settings_load(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_gunicorn_settings_take_the_worker_count_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setenv("WEB_CONCURRENCY", "3")
     values: dict[str, Any] = {}
     exec(
@@ -190,7 +192,7 @@ def compose_config(path: Path, **variables: str) -> subprocess.CompletedProcess[
     )
 
 
-def test_compose_config_validates() -> None:
+def test_docker_compose_accepts_the_compose_file_with_the_example_env_files() -> None:
     result = compose_config(
         COMPOSE, ARENA_ENV_FILE=str(ENV_EXAMPLE), ARENA_WORKER_ENV_FILE=str(ARENA_ENV_EXAMPLE)
     )

@@ -38,7 +38,9 @@ def test_envbool_and_envint_refuse_nonsense(monkeypatch: pytest.MonkeyPatch) -> 
         envint("X_NUM", 1)
 
 
-def test_envlist_and_envchoice(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_list_settings_drop_blanks_and_choice_settings_refuse_an_unknown_value(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setenv("X_LIST", " a.org, ,b.org ")
     assert envlist("X_LIST", []) == ["a.org", "b.org"]
     assert envlist("X_UNSET_LIST", ["d"]) == ["d"]

@@ -50,7 +50,7 @@ def test_a_wrong_password_does_not_log_in(client: Client, user: User) -> None:
     assert "correct username and password" in response.content.decode()
 
 
-def test_password_change(alice: Client, user: User) -> None:
+def test_a_user_changes_the_password_by_giving_the_old_one(alice: Client, user: User) -> None:
     response = alice.post(
         reverse("password_change"),
         {

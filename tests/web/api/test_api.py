@@ -264,7 +264,7 @@ def test_someone_elses_token_is_404(api: Client, other_user: User) -> None:
     assert not ApiToken.objects.get(pk=row.pk).is_revoked
 
 
-def test_tokens_need_authentication(client: Client) -> None:
+def test_the_token_list_refuses_an_anonymous_caller(client: Client) -> None:
     assert client.get("/api/tokens/").status_code == 401
 
 

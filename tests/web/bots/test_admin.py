@@ -71,7 +71,7 @@ def test_requeue_sends_rejected_versions_back_to_validation(
     assert [call.args for call in send.call_args_list] == [(rejected.validation_match_id,)]
 
 
-def test_requeue_failed_matches(admin_client: Client) -> None:
+def test_staff_requeue_failed_matches_from_the_admin(admin_client: Client) -> None:
     failed = MatchFactory(status=MatchStatus.FAILED)
     admin_client.post(
         "/admin/matches/match/", {"action": "requeue_failed", "_selected_action": [failed.pk]}

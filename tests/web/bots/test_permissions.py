@@ -125,7 +125,9 @@ def client_for(role: str, owner: User) -> Client:
 
 @pytest.mark.parametrize("role", ROLES)
 @pytest.mark.parametrize("route", ROUTES, ids=lambda r: r.name)
-def test_permission_matrix(route: Route, role: str, bot: Bot) -> None:
+def test_each_role_gets_what_its_permissions_allow_and_changes_nothing_else(
+    route: Route, role: str, bot: Bot
+) -> None:
     before = (bot.versions.count(), bot.active)
     response = route.call(client_for(role, bot.owner), bot)
     assert response.status_code == route.expect[role]  # type: ignore[attr-defined]
