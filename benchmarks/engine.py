@@ -9,10 +9,11 @@
      hooks), asking four ``builtin:random`` bots (``RandomBot``, constructed and started
      with a ``GameStart`` per game) with a 22-field ``View`` per move;
    - the reference asking the bots (``play_game_asking``): the same bots, built and started
-     the same way, asked through the same API (a full, correct ``View`` per move, a Python
-     call), by a loop that keeps only what decides the game: tuple hands (a view shares
-     them), ``Play``/``Trick`` tuples for the views, no records, no fault checks. Its legal
-     set is the bare loop's (a bisect and a dedup of the hand per move);
+     the same way, asked through the same API (a full, correct ``View`` per move, built as
+     the engine builds it: one tuple of the fields, the ``Play`` of each seat and rank
+     shared), by a loop that keeps only what decides the game: tuple hands (a view shares
+     them), no records, no fault checks, no rule hooks. Its legal set is the bare loop's
+     (a bisect and a dedup of the hand per move);
    - the bare reference (``play_game``): that loop with no bot API at all, its bots being
      ``rng.random`` calls inline.
 
@@ -27,23 +28,29 @@ Run: ``make bench`` or ``python benchmarks/engine.py [--games N] [--side-games N
 [--side-only]``.
 
 Where the time went (issue 16; 3,000 games are 20,769 rounds and 465,185 moves). cProfile
-inflates every Python-level call, so its shares were checked by timing each line alone and
-by removing parts in a copy of the engine (the benchmark itself being CPU time on a shared
-two-core machine, these are rough). Before (reference / engine 0.43-0.53, all against the
-bare loop): per move the legal set (a bisect and a star-unpack into a new tuple, ~0.3 us),
-keeping the tuple of distinct cards up to date (three branches, up to three slices), the
-view (~0.4-0.5 us in place: a 22-field tuple is past the tuple free list) and the call into
-the bot (~0.4 us with its body); per round ~25 us (the deal ~4 us, sorting and tupling the
-hands, the record and the views' public part, the rules' three hooks); and the garbage
-collector walking 3,000 finished games kept alive by the benchmark (~10%). After: one move
-loop for ``run``, ``play`` and ``fault``; a legal set is a mask of the seat's ranks and the
-one shared tuple of that set (two shifts, an ``and``, a dict hit); a card leaves by one
-slice when it is the lowest; the timed runs let each game go. The engine now does per move
-about what the bare loop does besides its bots (~1.5 us); what separates them is the bot
-API (the view and the Python call, ~1 us a move, which makes the reference 1.7x slower when
-it pays it) and the round's bookkeeping for the replay. Measured: at load 0.8 on 2 cores,
-engine 1.38 s, reference asking the bots 1.39 s (1.01), bare reference 0.87 s (0.63); at
-load 3-4, 1.31 / 1.46 s (1.12) and 0.85 s (0.65). So the target is met, narrowly.
+inflates every Python-level call, so shares come from py-spy's samples (line by line) and
+from timing parts alone. Before (reference / engine 0.43-0.53, all against the bare loop):
+per move the legal set (a bisect and a star-unpack into a new tuple, ~0.3 us), keeping the
+tuple of distinct cards up to date, the view (~0.45 us: a 22-field tuple is past the tuple
+free list) and the call into the bot (~0.4 us with its body); per round ~25 us (the deal,
+sorting and tupling the hands, the record and the views' public part, the rules' three
+hooks); and the garbage collector walking 3,000 finished games kept alive by the benchmark.
+After: one move loop; a legal set is a mask of the seat's ranks and the one shared tuple of
+that set (two shifts, an ``and``, a dict hit: ~8% of the engine's time, against ~19% of the
+reference's for its bisect and dedup); a card leaves by one slice when it is the lowest; the
+timed runs let each game go. Per move the engine now does less than the reference; per
+round it does more: a round costs it ~18 us (26% of its time: the deal 4.5 us, the hands
+with their rank masks ~4 us, the replay's record, the views' public part, the rules' three
+hooks ~3 us) against ~11 us in the reference (18% of its time, most of it the deal). The
+bot API (the view and the Python call) makes the reference 1.6x slower than the bare loop.
+
+Measured on 2 cores with another process running (one run, medians of 5): engine 1.63 s,
+reference asking the bots 1.40 s (**0.86**), bare reference 0.89 s (0.55). Until this
+reference built its views with a star-unpack and a new ``Play`` per move, it read 1.01 to
+1.19: that was the reference's slack, not the engine's speed. **The target is not met**:
+the engine would need its rounds at about the reference's cost (~11 us, while the deal alone
+is 4.5 us and the replay's record, the hooks and the public view are what the engine is
+for), or views cheaper than a 22-field tuple (a change of the bot API).
 """
 
 from __future__ import annotations

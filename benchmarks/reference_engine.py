@@ -91,6 +91,8 @@ def play_game_asking(
     n = len(bots)
     sample = random.Random(seed).sample
     new = tuple.__new__  # as the engine does: no NamedTuple keyword handling
+    # One Play per seat and rank, shared by every trick (plays are immutable), as the engine.
+    table = [[new(Play, (seat, card)) for card in range(16)] for seat in range(n)]
     no_half, no_cards = (False,) * n, ((),) * n
     scores = [0] * n
     active = list(range(n))
@@ -103,7 +105,7 @@ def play_game_asking(
         m = len(active)
         dealt = sample(DECK, HAND * m)
         hands = [tuple(sorted(dealt[i * HAND : (i + 1) * HAND])) for i in range(m)]
-        public = (tuple(scores), tuple(active), tuple(eliminated))
+        public_scores, public_active, public_out = tuple(scores), tuple(active), tuple(eliminated)
         first = active.index(leader)  # positions in `active`, not seats
         done: tuple[Trick, ...] = ()
         high = winner = 0
@@ -121,13 +123,13 @@ def play_game_asking(
                 view = new(
                     View,
                     ("five-cucumbers", seat, n, hand, legal, plays, high or None, trick_leader,
-                     number, rounds, HAND, done, *public, (), None, leader, no_half, no_cards,
-                     move_seconds, bank),
+                     number, rounds, HAND, done, public_scores, public_active, public_out, (),
+                     None, leader, no_half, no_cards, move_seconds, bank),
                 )  # fmt: skip
                 card: int = bots[seat](view)  # type: ignore[assignment]  # trusted
                 i = hand.index(card)
                 hands[position] = hand[:i] + hand[i + 1 :]
-                plays += (new(Play, (seat, card)),)
+                plays += (table[seat][card],)
                 if card >= high:  # ties go to the card played last
                     high, winner = card, position
                 if card == 1:
