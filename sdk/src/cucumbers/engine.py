@@ -195,8 +195,9 @@ class GameState:
         self._rounds: list[RoundRecord] = []
         self._hands: list[tuple[int, ...]] = [()] * num_players
         self._masks = [0] * num_players
+        # This leaves the state at the first decision: no seat has faulted yet, so no play
+        # of the engine's comes before it.
         self._start_round(1, rules.first_round(num_players))
-        self._drive([_pause_at_once] * num_players, pausable=True)
 
     # -- queries -------------------------------------------------------------------------
 
@@ -470,15 +471,20 @@ class GameState:
         # the sorted deck per round, dealt in blocks to the active seats in seat order.
         dealt = sample(self._rng, deck, hand_size * len(seats))
         recorded: list[list[int] | None] = [None] * n
-        # In place: _drive holds these two lists for the whole game.
+        # In place: _drive holds these two lists for the whole game. A played round leaves
+        # every hand empty and every mask 0, so only the active seats' are written.
         held, masks = self._hands, self._masks
-        held[:] = [()] * n
-        masks[:] = [0] * n
-        for i, seat in enumerate(seats):
-            hand = sorted(dealt[i * hand_size : (i + 1) * hand_size])
+        end = 0
+        for seat in seats:
+            hand = dealt[end : end + hand_size]
+            end += hand_size
+            hand.sort()
             recorded[seat] = hand
-            held[seat] = cut = tuple(hand)
-            masks[seat] = ranks_mask(cut)
+            held[seat] = tuple(hand)
+            mask = 0  # ranks_mask, inline: four calls a round
+            for card in hand:
+                mask |= 1 << card
+            masks[seat] = mask
         self._round_start = start
         self._round = RoundRecord(number, dealer, leader, hand_size, recorded)
         self._rounds.append(self._round)
