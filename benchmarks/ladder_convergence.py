@@ -9,19 +9,23 @@ scores), so that a bot answers a position the same way whichever seat it holds: 
 deals then cancel the luck of both the cards and the dice. The reference order is a
 large local round robin's (``--reference-games`` four-player games with duplicate deals,
 printed with each bot's mean place). Each run is a simulated ladder of those four bots:
-tables of 2 to 4 seats
-drawn at random, matches of ``MATCH_GAMES`` (5) games played by the SDK's match loop with
-the in-process runner (plain deals, or duplicate deals rounded up to whole seat rotations,
-exactly as the platform plans them), rated game by game with the platform's Elo (K 48 while
-provisional, then 16). A run's figures: the number of rated games after which the Elo order
-first equals the reference order (Kendall tau = 1), the number after which it stays so for
-the rest of the run's budget, and the share of the second half's matches after which it is
-right; medians (and the mean share) over the seeded runs, for each kind of deal. With close
-bots Elo's own noise (K 16) swaps neighbours now and then for ever, so "for good" lands
-near the end of any budget; the first time and the late share say more there.
+tables of 2 to 4 seats drawn at random, matches of ``MATCH_GAMES`` (5) games played by the
+SDK's match loop with the in-process runner (plain deals, or duplicate deals rounded up to
+whole seat rotations, exactly as the platform plans them), rated game by game with the
+platform's Elo (K 48 while provisional, then 16). A run's figures: the number of rated
+games after which the Elo order first equals the reference order (Kendall tau = 1), the
+number after which it stays so for the rest of the run's budget ("for good", a run wrong
+at the end counting as beyond the budget), and the share of the second half's matches
+after which it is right; over the seeded runs, the medians (with the quartiles of "for
+good") and the mean share, for each kind of deal. "For good" is what "the games the ladder
+needs before its order matches" means; the first time comes early by chance (four bots
+fall in the right order one time in 24). With close bots Elo's own noise (K 16) swaps
+neighbours now and then for ever, so "for good" lands near the end of any budget.
+``--k`` is a what-if, not the platform: the K of established bots, to see how much of
+that is the rating's own noise (benchmarks/deal_variance.py measures the cards' share).
 
 Run: ``python benchmarks/ladder_convergence.py [--field house|close] [--runs N]
-[--budget GAMES]``.
+[--budget GAMES] [--k K]``.
 """
 
 from __future__ import annotations
@@ -112,7 +116,12 @@ class Run:
 
 
 def run_ladder(
-    specs: dict[str, BotSpec], reference: Sequence[str], duplicate: bool, budget: int, seed: int
+    specs: dict[str, BotSpec],
+    reference: Sequence[str],
+    duplicate: bool,
+    budget: int,
+    seed: int,
+    settings: EloSettings,
 ) -> Run:
     """One seeded ladder of the bots of ``specs`` for ``budget`` rated games."""
     rng = random.Random(seed)
@@ -120,7 +129,6 @@ def run_ladder(
     names = tuple(reference)
     elo = dict.fromkeys(names, INITIAL_RATING)
     played = dict.fromkeys(names, 0)
-    settings = EloSettings()
     games = 0
     settled: int | None = None
     first: int | None = None
@@ -167,6 +175,12 @@ def main() -> None:
     parser.add_argument("--budget", type=int, default=400, help="rated games per run")
     parser.add_argument("--field", choices=("house", "close"), default="house")
     parser.add_argument("--reference-games", type=int, default=2000)
+    parser.add_argument(
+        "--k",
+        type=float,
+        default=EloSettings().k,
+        help="what if: the K of established bots (default: the platform's)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         if args.field == "house":
@@ -178,22 +192,37 @@ def main() -> None:
             f"reference ({args.reference_games} four-seat games, duplicate deals): "
             + ", ".join(f"{name} {means[name]:.3f}" for name in reference)
         )
-        report(specs, reference, args.runs, args.budget)
+        report(specs, reference, args.runs, args.budget, EloSettings(k=args.k))
 
 
-def report(specs: dict[str, BotSpec], reference: Sequence[str], runs: int, budget: int) -> None:
-    print(f"{runs} ladders of {', '.join(reference)}, {budget} rated games each")
+def report(
+    specs: dict[str, BotSpec],
+    reference: Sequence[str],
+    runs: int,
+    budget: int,
+    settings: EloSettings,
+) -> None:
+    print(
+        f"{runs} ladders of {', '.join(reference)}, {budget} rated games each,"
+        f" K {settings.provisional_k:g} for a bot's first {settings.provisional_games} games"
+        f" then {settings.k:g}"
+    )
     for duplicate in (False, True):
-        results = [run_ladder(specs, reference, duplicate, budget, seed) for seed in range(runs)]
+        results = [
+            run_ladder(specs, reference, duplicate, budget, seed, settings) for seed in range(runs)
+        ]
         label = "duplicate deals" if duplicate else "plain deals    "
         never = budget + 1  # a run that never got there counts as beyond the budget
         first = statistics.median(r.first if r.first is not None else never for r in results)
-        settled = statistics.median(r.settled if r.settled is not None else never for r in results)
+        settled_runs = [r.settled if r.settled is not None else never for r in results]
+        # The quartiles too: a median alone hides runs that settle late or never.
+        low, settled, high = statistics.quantiles(settled_runs, n=4, method="inclusive")
         late = statistics.fmean(r.right_late for r in results)
         print(
             f"  {label}: median {first:g} games to the right order first, {settled:g} to it"
-            f" for good ({sum(r.settled is not None for r in results)}/{runs} right at the"
-            f" end); right after {late:.0%} of the second half's matches"
+            f" for good (quartiles {low:g}-{high:g};"
+            f" {sum(r.settled is not None for r in results)}/{runs} right at the end);"
+            f" right after {late:.0%} of the second half's matches"
         )
 
 
