@@ -54,7 +54,12 @@ def signup(request: HttpRequest) -> HttpResponse:
 
 def profile(request: HttpRequest, username: str) -> HttpResponse:
     owner = get_object_or_404(User, username=username, is_active=True)
-    bots = Bot.objects.filter(owner=owner).select_related("active_version").order_by("name")
+    bots = (
+        Bot.objects.filter(owner=owner)
+        .select_related("active_version")
+        .prefetch_related("versions")  # Bot.standing reads them
+        .order_by("name")
+    )
     return render(request, "accounts/profile.html", {"owner": owner, "bots": bots})
 
 

@@ -7,6 +7,7 @@ may play: the previous active version keeps playing until a new one passes.
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Any
 
 from django.conf import settings
@@ -153,7 +154,9 @@ class Bot(models.Model):
             return "inactive"
         if self.active_version_id is not None:
             return f"playing v{self.active_version.number}"  # type: ignore[union-attr]
-        latest = self.versions.order_by("-number").first()
+        # all(), not a query of its own: a list page prefetches every bot's versions, and
+        # then this costs nothing per bot.
+        latest = max(self.versions.all(), key=attrgetter("number"), default=None)
         if latest is None:
             return "no version yet"
         if latest.status == VersionStatus.REJECTED:

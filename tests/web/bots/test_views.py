@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from tests.web.conftest import logged_in
@@ -123,6 +125,33 @@ def test_my_bots_lists_only_mine_with_their_status(alice: Client, user: User) ->
     page = alice.get(reverse("my-bots")).content.decode()
     assert "mine" in page and "theirs" not in page
     assert 'data-pending="1"' in page  # the refresher has work
+
+
+def queries_of(client: Client, url: str) -> int:
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(url).status_code == 200
+    return len(queries)
+
+
+def test_my_bots_and_the_profile_cost_the_same_queries_for_one_bot_or_five(
+    alice: Client, user: User
+) -> None:
+    """Each bot's status ("v2 rejected", "validating v1") reads its versions: from the
+    page's one prefetch, not a query per bot."""
+    pages = (reverse("my-bots"), reverse("profile", args=[user.username]))
+
+    def add_bot() -> None:
+        bot = BotFactory(owner=user)
+        VersionFactory(bot=bot, number=1, status=VersionStatus.REJECTED)
+        VersionFactory(bot=bot, number=2, status=VersionStatus.VALIDATING)
+
+    add_bot()
+    one = [queries_of(alice, url) for url in pages]
+    for _ in range(4):
+        add_bot()
+    assert [queries_of(alice, url) for url in pages] == one
+    page = alice.get(pages[1]).content.decode()
+    assert page.count("validating v2") == 5
 
 
 def test_the_status_feed_has_only_my_versions(alice: Client, user: User) -> None:
