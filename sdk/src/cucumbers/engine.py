@@ -481,10 +481,7 @@ class GameState:
             hand.sort()
             recorded[seat] = hand
             held[seat] = tuple(hand)
-            mask = 0  # ranks_mask, inline: four calls a round
-            for card in hand:
-                mask |= 1 << card
-            masks[seat] = mask
+            masks[seat] = ranks_mask(hand)
         self._round_start = start
         self._round = RoundRecord(number, dealer, leader, hand_size, recorded)
         self._rounds.append(self._round)
