@@ -8,8 +8,9 @@ wins the pair (a tie is half a point each). For a bot ``i``::
 
 Dividing by ``n - 1`` makes one game worth one "average" pairing whatever the table size, so
 a six-seat game moves a rating no more than a duel does. With the same ``K`` at a table, the
-deltas sum to zero (``S_ij + S_ji = E_ij + E_ji = 1``); a provisional bot's larger ``K``
-moves its own rating faster without moving its opponents' more.
+deltas sum to zero (``S_ij + S_ji = E_ij + E_ji = 1``); a bot's own ``K`` moves its own
+rating, never its opponents' (:meth:`EloSettings.k_for`: large while a version is
+provisional, then shrinking as it plays).
 
 A match is a series of games: it is rated **game by game, in order**, each game starting from
 the ratings the previous one left (:func:`rate_series`). So a 5-game match is five rated
@@ -23,6 +24,7 @@ games, exactly as if they had been queued one by one, and the history has a row 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -34,28 +36,42 @@ SCALE = 400.0
 
 @dataclass(frozen=True, slots=True)
 class EloSettings:
-    """How fast ratings move.
+    """How fast ratings move: a bot's K-factor by the rated games its active version played.
 
-    Attributes:
-        k: the K-factor of an established bot.
-        provisional_k: the K-factor while a version is provisional (few rated games),
-            so a new bot or a new version finds its level quickly.
-        provisional_games: rated games a version plays before it is established.
+    While a version is provisional (its first ``provisional_games``) K is ``provisional_k``,
+    so a new bot or a new version finds its level quickly. Then it starts at ``k`` and
+    shrinks like one over the square root of the games, down to ``min_k``. A version's code
+    does not change, so the more games it has played the less one more game should move it:
+    at a fixed K a rating keeps jittering by a few points a game for ever and swaps close
+    neighbours now and then (docs/arena.md measures it). A K falling like ``1/games`` would
+    be the average of all its games, deaf to a field that changes (new bots, new versions of
+    its opponents); ``1/sqrt(games)`` is the usual middle way, and the floor keeps every
+    rating following the field. ``min_k == k`` is a fixed K once established.
+
+    >>> [round(EloSettings().k_for(g), 1) for g in (0, 19, 20, 45, 80, 320, 5000)]
+    [48.0, 48.0, 16.0, 10.7, 8.0, 4.0, 4.0]
     """
 
     k: float = 16.0
+    min_k: float = 4.0
     provisional_k: float = 48.0
     provisional_games: int = 20
 
     def __post_init__(self) -> None:
-        if not (self.k > 0 and self.provisional_k > 0):
+        if not (self.k > 0 and self.provisional_k > 0 and self.min_k > 0):
             raise ValueError("K-factors must be positive")
+        if self.min_k > self.k:
+            raise ValueError(f"min_k ({self.min_k:g}) must not exceed k ({self.k:g})")
         if self.provisional_games < 0:
             raise ValueError("provisional_games must be >= 0")
 
     def k_for(self, games_since_version: int) -> float:
         """The K-factor of a bot whose active version has played this many rated games."""
-        return self.provisional_k if games_since_version < self.provisional_games else self.k
+        if games_since_version < self.provisional_games:
+            return self.provisional_k
+        established_at = max(self.provisional_games, 1)
+        shrink = math.sqrt(established_at / max(games_since_version, established_at))
+        return max(self.min_k, self.k * shrink)
 
 
 def expected(rating: float, other: float) -> float:

@@ -12,20 +12,22 @@ printed with each bot's mean place). Each run is a simulated ladder of those fou
 tables of 2 to 4 seats drawn at random, matches of ``MATCH_GAMES`` (5) games played by the
 SDK's match loop with the in-process runner (plain deals, or duplicate deals rounded up to
 whole seat rotations, exactly as the platform plans them), rated game by game with the
-platform's Elo (K 48 while provisional, then 16). A run's figures: the number of rated
+platform's Elo (``arena.rating.EloSettings``: K 48 while provisional, then 16 shrinking
+like 1/sqrt(games) to 4). A run's figures: the number of rated
 games after which the Elo order first equals the reference order (Kendall tau = 1), the
 number after which it stays so for the rest of the run's budget ("for good", a run wrong
 at the end counting as beyond the budget), and the share of the second half's matches
 after which it is right; over the seeded runs, the medians (with the quartiles of "for
 good") and the mean share, for each kind of deal. "For good" is what "the games the ladder
 needs before its order matches" means; the first time comes early by chance (four bots
-fall in the right order one time in 24). With close bots Elo's own noise (K 16) swaps
-neighbours now and then for ever, so "for good" lands near the end of any budget.
-``--k`` is a what-if, not the platform: the K of established bots, to see how much of
-that is the rating's own noise (benchmarks/deal_variance.py measures the cards' share).
+fall in the right order one time in 24). ``--k`` and ``--min-k`` are what-ifs, not the
+platform: the K of a bot's first established game and its floor (``--min-k`` equal to
+``--k`` is a fixed K: at K 16 Elo's own noise swaps close neighbours now and then for
+ever, so "for good" lands near the end of any budget; benchmarks/deal_variance.py measures
+the cards' share of the noise).
 
 Run: ``python benchmarks/ladder_convergence.py [--field house|close] [--runs N]
-[--budget GAMES] [--k K]``.
+[--budget GAMES] [--k K] [--min-k K]``.
 """
 
 from __future__ import annotations
@@ -179,7 +181,13 @@ def main() -> None:
         "--k",
         type=float,
         default=EloSettings().k,
-        help="what if: the K of established bots (default: the platform's)",
+        help="what if: the K of a bot's first established game (default: the platform's)",
+    )
+    parser.add_argument(
+        "--min-k",
+        type=float,
+        default=EloSettings().min_k,
+        help="what if: the floor K shrinks to (--k for a fixed K; default: the platform's)",
     )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
@@ -192,7 +200,7 @@ def main() -> None:
             f"reference ({args.reference_games} four-seat games, duplicate deals): "
             + ", ".join(f"{name} {means[name]:.3f}" for name in reference)
         )
-        report(specs, reference, args.runs, args.budget, EloSettings(k=args.k))
+        report(specs, reference, args.runs, args.budget, EloSettings(k=args.k, min_k=args.min_k))
 
 
 def report(
@@ -205,7 +213,7 @@ def report(
     print(
         f"{runs} ladders of {', '.join(reference)}, {budget} rated games each,"
         f" K {settings.provisional_k:g} for a bot's first {settings.provisional_games} games"
-        f" then {settings.k:g}"
+        f" then {settings.k:g} shrinking like 1/sqrt(games) to {settings.min_k:g}"
     )
     for duplicate in (False, True):
         results = [

@@ -4,7 +4,7 @@
 games) with their participants and every seat's rating change (about 4 million rows), and
 one unrated validation match per version. Nothing is played: each bot has a hidden
 strength, a game's places are that strength plus noise, and ratings move by multiplayer Elo
-(each pair of seats scored as in ``arena.rating``, K=16), so ratings, places and histories
+(``arena.rating``'s, with the platform's K schedule), so ratings, places and histories
 look like a real ladder's. Bot 1 (``veteran``) sits at one table in a hundred: 10,000 games.
 
 Rows go in by ``COPY`` in chunks. The three big tables lose their secondary indexes and
@@ -16,12 +16,13 @@ row by row costs more than the rest of the filling together.
 from __future__ import annotations
 
 import io
-import math
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
+
+from arena.rating import EloSettings, game_deltas
 
 BOTS = 10_000
 OWNERS = 1_000
@@ -30,7 +31,7 @@ GAMES_PER_MATCH = 5
 VETERAN = 1  # bot id
 VETERAN_EVERY = 100  # matches: 2,000 matches, 10,000 games
 CHUNK = 5_000  # matches per COPY round
-ELO_K = 16.0
+ELO = EloSettings()
 START = datetime(2025, 1, 1, tzinfo=UTC)
 MATCH_SPACING = timedelta(seconds=120)  # a finished match every two minutes, for a year
 BIG_TABLES = ("matches_participant", "matches_matchgame", "matches_ratingchange")
@@ -174,17 +175,9 @@ class _Ladder:
         order = sorted(range(len(seats)), key=lambda i: -noisy[i])
         place = [0] * len(seats)
         for p, i in enumerate(order):
-            place[i] = p
-        ratings = [self.rating[b] for b in seats]
-        n = len(seats)
-        deltas = []
-        for i in range(n):
-            score = 0.0
-            for j in range(n):
-                if i != j:
-                    expected = 1.0 / (1.0 + math.pow(10.0, (ratings[j] - ratings[i]) / 400.0))
-                    score += (1.0 if place[i] < place[j] else 0.0) - expected
-            deltas.append(ELO_K * score / (n - 1))
+            place[i] = p + 1
+        ks = [ELO.k_for(self.games[b]) for b in seats]
+        deltas = game_deltas([self.rating[b] for b in seats], place, ks)
         return order, deltas
 
 

@@ -309,7 +309,12 @@ MATCH_GAMES = envint("MATCH_GAMES", 5, minimum=1)
 #: Ladder matches play duplicate deals: each deal once per seat rotation, so MATCH_GAMES is
 #: rounded up to a whole number of rotations (5 games: 6 at 2 or 3 seats, 8 at 4, 5 at 5...).
 LADDER_DUPLICATE = envbool("LADDER_DUPLICATE", True)
+#: K of a version's first established game; then K shrinks like 1/sqrt(games) down to
+#: ELO_MIN_K (docs/ratings.md). ELO_MIN_K = ELO_K keeps one K for established versions.
 ELO_K = envint("ELO_K", 16, minimum=1)
+ELO_MIN_K = envint("ELO_MIN_K", 4, minimum=1)
+if ELO_MIN_K > ELO_K:
+    raise ImproperlyConfigured(f"ELO_MIN_K ({ELO_MIN_K}) must not exceed ELO_K ({ELO_K})")
 ELO_PROVISIONAL_K = envint("ELO_PROVISIONAL_K", 48, minimum=1)
 #: Ladder table sizes, clipped to each game's legal range (2-6 and 2-7).
 LADDER_MIN_PLAYERS = envint("LADDER_MIN_PLAYERS", 2, minimum=2)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import pytest
@@ -51,14 +52,44 @@ def test_a_tie_between_equals_changes_nothing() -> None:
 
 
 def test_provisional_bots_use_the_larger_k() -> None:
-    settings = EloSettings(k=16, provisional_k=48, provisional_games=20)
+    settings = EloSettings(k=16, min_k=16, provisional_k=48, provisional_games=20)
     assert settings.k_for(0) == 48 and settings.k_for(19) == 48 and settings.k_for(20) == 16
     deltas = game_deltas([1500, 1500], [1, 2], [settings.k_for(0), settings.k_for(50)])
     assert deltas == [24.0, -8.0]
 
 
+def test_an_established_version_s_k_shrinks_like_one_over_the_root_of_its_games() -> None:
+    settings = EloSettings(k=16, min_k=4, provisional_k=48, provisional_games=20)
+    assert settings.k_for(20) == 16
+    assert settings.k_for(80) == pytest.approx(8.0)  # four times the games: half the K
+    assert settings.k_for(180) == pytest.approx(16 / 3)
+    assert settings.k_for(320) == pytest.approx(4.0)
+    assert settings.k_for(10_000) == 4.0  # the floor
+    ks = [settings.k_for(g) for g in range(20, 400)]
+    assert all(a >= b for a, b in itertools.pairwise(ks))
+
+
+def test_without_a_provisional_period_k_shrinks_from_the_first_game() -> None:
+    settings = EloSettings(k=16, min_k=2, provisional_k=48, provisional_games=0)
+    assert [settings.k_for(g) for g in (0, 1, 4, 16, 64, 100)] == [16, 16, 8, 4, 2, 2]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"k": 8, "min_k": 16}, "must not exceed"),
+        ({"min_k": 0}, "positive"),
+        ({"provisional_k": -1}, "positive"),
+        ({"provisional_games": -1}, ">= 0"),
+    ],
+)
+def test_settings_that_make_no_sense_are_refused(kwargs: dict[str, float], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        EloSettings(**kwargs)  # type: ignore[arg-type]
+
+
 def test_a_series_is_rated_game_by_game_from_the_previous_ratings() -> None:
-    settings = EloSettings(k=32, provisional_k=32, provisional_games=0)
+    settings = EloSettings(k=32, min_k=32, provisional_k=32, provisional_games=0)
     games = rate_series([1500, 1500], [0, 0], [[1, 2], [1, 2]], settings)
     assert games[0].before == (1500, 1500) and games[0].after == (1516, 1484)
     # Game 2 from 1516 vs 1484: E = 1 / (1 + 10^(-0.08)) = 1 / 1.831764 = 0.545922 -> +14.5305

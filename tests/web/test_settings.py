@@ -133,6 +133,12 @@ def test_a_malformed_flag_stops_the_start(tmp_path: Path) -> None:
     assert "DEBUG='sometimes'" in result.stderr
 
 
+def test_a_k_floor_above_the_established_k_stops_the_start(tmp_path: Path) -> None:
+    result = load_settings(DEBUG="1", DATA_DIR=str(tmp_path), ELO_K="8", ELO_MIN_K="12")
+    assert result.returncode != 0
+    assert "ELO_MIN_K (12) must not exceed ELO_K (8)" in result.stderr
+
+
 def test_the_test_suite_runs_on_postgresql() -> None:
     from django.conf import settings
 

@@ -24,6 +24,7 @@ from web.matches.models import Match, Participant, RatingChange
 def elo_settings() -> EloSettings:
     return EloSettings(
         k=float(settings.ELO_K),
+        min_k=float(settings.ELO_MIN_K),
         provisional_k=float(settings.ELO_PROVISIONAL_K),
         provisional_games=settings.PROVISIONAL_GAMES,
     )

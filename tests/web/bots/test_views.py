@@ -104,6 +104,17 @@ def test_the_bot_page_shows_versions_and_rank(client: Client) -> None:
     assert "secret detail" not in page and "my output" not in page
 
 
+@pytest.mark.parametrize(
+    ("games", "k"), [(0, "48"), (19, "48"), (20, "16"), (45, "10.7"), (80, "8"), (900, "4")]
+)
+def test_the_bot_page_shows_how_far_a_game_moves_its_rating(
+    client: Client, games: int, k: str
+) -> None:
+    bot = active_bot(name="ducker", games=games, games_since_version=games)
+    page = client.get(bot.get_absolute_url()).content.decode()
+    assert f"K<b>{k}</b>" in page
+
+
 def test_the_owner_sees_rejection_details_and_output(alice: Client, user: User) -> None:
     bot = BotFactory(owner=user)
     VersionFactory(

@@ -67,6 +67,18 @@ def test_a_ladder_match_is_played_stored_and_rated() -> None:
     assert_history_consistent(bots)
 
 
+def test_the_more_games_a_version_has_played_the_less_a_game_moves_it() -> None:
+    # ELO_K 16 at 20 games shrinking like 1/sqrt(games) to ELO_MIN_K 4 at 320: a duel
+    # between equals moves each bot by K/2 (the first game's ratings are both 1500).
+    bots = ladder_bots(2)
+    for bot, played in zip(bots, (20, 500), strict=True):
+        Bot.objects.filter(pk=bot.pk).update(games=played, games_since_version=played)
+    match = queued_match(bots)
+    assert running.run_match(match.pk, PROCESS).result is RunResult.FINISHED
+    first = {c.bot_id: abs(c.delta) for c in RatingChange.objects.filter(match=match, game=1)}
+    assert first == {bots[0].pk: pytest.approx(8.0), bots[1].pk: pytest.approx(2.0)}
+
+
 def test_running_a_match_twice_records_it_once() -> None:
     bots = ladder_bots(2)
     match = queued_match(bots)
