@@ -38,7 +38,8 @@ Z95 = 1.959964
 #: The interval's width as measured to hold the truth 95% of the time: the page centres it
 #: on the Elo, whose errors on simulated ladders (benchmarks/rating_calibration.py, 100
 #: ladders of 30 bots) are smaller than ``Z95 sigma`` suggests: at scale 1 it held the truth
-#: 99-99.8% of the time; at 0.75, 94.8-98.3% from 40 to 800 games a bot (docs/arena.md).
+#: 99-99.8% of the time; at 0.75, 94.2-99.2% from 40 to 800 games a bot under the Elo's
+#: shrinking K (docs/arena.md).
 INTERVAL_SCALE = 0.75
 
 
