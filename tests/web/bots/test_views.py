@@ -112,7 +112,7 @@ def test_the_bot_page_shows_how_far_a_game_moves_its_rating(
 ) -> None:
     bot = active_bot(name="ducker", games=games, games_since_version=games)
     page = client.get(bot.get_absolute_url()).content.decode()
-    assert f"K<b>{k}</b>" in page
+    assert f">K {k}</span>" in page
 
 
 def test_the_owner_sees_rejection_details_and_output(alice: Client, user: User) -> None:
