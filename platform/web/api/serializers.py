@@ -30,6 +30,11 @@ class BotSerializer(serializers.ModelSerializer[Bot]):
     )
     rating_high = serializers.FloatField(read_only=True, help_text="its high end")
     provisional = serializers.BooleanField(source="is_provisional", read_only=True)
+    k_factor = serializers.FloatField(
+        read_only=True,
+        help_text="the K of its next rated game: large while provisional, then shrinking as"
+        " its version plays (docs/ratings.md)",
+    )
     url = serializers.SerializerMethodField()
 
     class Meta:
@@ -48,6 +53,7 @@ class BotSerializer(serializers.ModelSerializer[Bot]):
             "wins",
             "win_rate",
             "provisional",
+            "k_factor",
             "created_at",
             "url",
         ]

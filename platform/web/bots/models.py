@@ -21,6 +21,7 @@ from arena import skill
 from arena.rating import INITIAL_RATING
 from cucumbers.faults import FaultKind
 from cucumbers.games import GameName, title
+from web.elo import elo_settings
 from web.links import bot_url
 
 BOT_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$"
@@ -123,6 +124,11 @@ class Bot(models.Model):
     @property
     def is_provisional(self) -> bool:
         return self.games_since_version < settings.PROVISIONAL_GAMES
+
+    @property
+    def k_factor(self) -> float:
+        """The K of its next rated game: how far that game can move its Elo."""
+        return elo_settings().k_for(self.games_since_version)
 
     @property
     def rating_margin(self) -> float:

@@ -16,7 +16,6 @@ from web.bots.models import Bot
 from web.caching import remembered
 from web.matches.list_rows import seat_rows
 from web.matches.models import MatchKind, Participant
-from web.pipeline.rating import elo_settings
 
 from . import versions
 from .chart_svg import page_charts
@@ -67,7 +66,6 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
         {
             "bot": bot,
             "rank": bot.rank(),
-            "k_factor": elo_settings().k_for(bot.games_since_version),
             "versions": [
                 (version, figures.get(version.pk, versions.VersionFigures()))
                 for version in bot.versions.all()

@@ -12,22 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from django.conf import settings
-
 from arena import skill
-from arena.rating import EloSettings, rate_series
+from arena.rating import rate_series
 from cucumbers.match import GameOutcome
 from web.bots.models import Bot
+from web.elo import elo_settings
 from web.matches.models import Match, Participant, RatingChange
-
-
-def elo_settings() -> EloSettings:
-    return EloSettings(
-        k=float(settings.ELO_K),
-        min_k=float(settings.ELO_MIN_K),
-        provisional_k=float(settings.ELO_PROVISIONAL_K),
-        provisional_games=settings.PROVISIONAL_GAMES,
-    )
 
 
 def rate(match: Match, participants: list[Participant], outcomes: Sequence[GameOutcome]) -> None:

@@ -72,6 +72,16 @@ def test_bots_filter_by_game_and_owner(client: Client, user: User) -> None:
     assert ids == [mine.pk]
 
 
+def test_a_bot_row_says_how_far_its_next_game_moves_it(client: Client) -> None:
+    rookie = active_bot(name="rookie", games=5, games_since_version=5)
+    veteran = active_bot(name="veteran", games=80, games_since_version=80)
+    rows = {
+        row["name"]: (row["provisional"], row["k_factor"])
+        for row in (client.get(f"/api/bots/{bot.pk}/").json() for bot in (rookie, veteran))
+    }
+    assert rows == {"rookie": (True, 48.0), "veteran": (False, 8.0)}
+
+
 def test_a_bot_is_created_for_its_owner(api: Client, user: User) -> None:
     response = api.post("/api/bots/", {"name": "ducker", "game": "concombre"})
     assert response.status_code == 201
