@@ -76,6 +76,19 @@ def _pair_closing_tags(tokens: list[Token]) -> None:
                     child.tag = opened.pop().tag
 
 
+#: A table column's alignment (``---:``, ``:---:``) as the site's classes, instead of the
+#: inline ``style`` markdown-it writes, which the Content-Security-Policy forbids.
+_ALIGNMENT_CLASS = {"text-align:right": "num", "text-align:center": "centred"}
+
+
+def _align_by_class(tokens: list[Token]) -> None:
+    for token in tokens:
+        if token.type in ("th_open", "td_open"):
+            style = str(token.attrs.pop("style", ""))
+            if style in _ALIGNMENT_CLASS:
+                token.attrSet("class", _ALIGNMENT_CLASS[style])
+
+
 @functools.cache
 def document(slug: str) -> Document:
     """The rendered document ``slug`` (KeyError when the site does not show it)."""
@@ -85,6 +98,7 @@ def document(slug: str) -> Document:
     tokens = parser.parse(text)
     _relink(tokens)
     _pair_closing_tags(tokens)
+    _align_by_class(tokens)
     title = next((t.content for i, t in enumerate(tokens) if i and tokens[i - 1].tag == "h1"), slug)
     html = parser.renderer.render(tokens, parser.options, {})
     return Document(slug, title, html)
