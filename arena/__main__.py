@@ -1,6 +1,7 @@
 """``python -m arena``: the arena's command line.
 
-- ``image [--base auto|registry|offline] [--force]``: build (or reuse) the sandbox image.
+- ``image [--base auto|registry|offline] [--force] [--prune]``: build (or reuse) the sandbox
+  image of this tree; ``--prune`` then removes other trees' sandbox images no container uses.
 - ``match BOT BOT... [--sandbox docker|process|none] ...``: play a match exactly as the
   workers do; same options, output and replays as ``cucumbers play``.
 - ``reap [--all]``: remove sandbox containers (and staged sources) left behind by runners
@@ -19,13 +20,15 @@ import socket
 import sys
 from collections.abc import Sequence
 
+from docker.errors import DockerException
+
 from cucumbers.cli import add_match_arguments, run_match_command
 
 from .broker import MATCH_QUEUES, BrokerSettings, BrokerSettingsError
 from .engine_watch import EngineUnavailable
 from .logs import formatter, log_format
 from .sandbox.errors import SandboxError, SettingsError
-from .sandbox.image import BaseChoice, ImageError, ensure_image
+from .sandbox.image import BaseChoice, ImageError, ensure_image, prune_other_images
 from .sandbox.reaper import reap_containers
 from .sandbox.runner import register
 from .sandbox.settings import SandboxSettings
@@ -39,6 +42,16 @@ def cmd_image(args: argparse.Namespace) -> int:
         return 1
     action = "built" if report.built else "up to date"
     print(f"{report.tag} {action} (base {report.base}, {report.seconds:.1f} s)")
+    if args.prune:
+        try:
+            removed = prune_other_images()
+        except DockerException as error:
+            print(f"arena: error: pruning the sandbox images failed: {error}", file=sys.stderr)
+            return 1
+        print(
+            f"removed {len(removed)} other sandbox image(s){': ' if removed else ''}"
+            + ", ".join(removed)
+        )
     return 0
 
 
@@ -112,6 +125,11 @@ def build_parser() -> argparse.ArgumentParser:
     image = commands.add_parser("image", help="build or reuse the sandbox image")
     image.add_argument("--base", choices=[c.value for c in BaseChoice], default="auto")
     image.add_argument("--force", action="store_true", help="rebuild even if up to date")
+    image.add_argument(
+        "--prune",
+        action="store_true",
+        help="then remove other trees' sandbox images that no container uses",
+    )
     image.set_defaults(run=cmd_image)
 
     match = commands.add_parser("match", help="play a match as the workers do")

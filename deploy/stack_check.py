@@ -24,8 +24,7 @@ import socket
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +42,7 @@ from stack_support import (
 )
 from stack_visitor import Visitor
 
-from arena.sandbox.image import IMAGE_NAME, image_tag, up_to_date_base
+from arena.sandbox.image import image_tag, up_to_date_base
 
 REPO = Path(__file__).resolve().parents[1]
 COMPOSE_FILE = REPO / "docker-compose.yml"
@@ -91,36 +90,18 @@ def _succeeds(command: list[str], timeout: float | None = None) -> bool:
     return subprocess.run(command, capture_output=True, timeout=timeout).returncode == 0
 
 
-@contextmanager
-def sandbox_image_kept(clock: Clock, project: str) -> Iterator[None]:
-    """The stack's arena workers build the sandbox image on this engine unless the one
-    tagged ``cucumbers-sandbox:<version>`` is up to date with this tree, and a rebuild
-    removes the image it replaced once nothing tags it. On a host shared with other
-    checkouts that image may be someone else's: a tag of ours holds it until the end."""
+def say_sandbox_image(clock: Clock) -> None:
+    """Whether the stack's arena workers will reuse this tree's sandbox image or build it.
+    Its tag is this tree's own (``arena.sandbox.image.image_tag``): other checkouts on the
+    engine neither use nor replace it."""
     client = docker.from_env()
     try:
-        current = client.images.get(image_tag())
+        client.images.get(image_tag())
     except ImageNotFound:
         clock.say(f"sandbox image {image_tag()}: none yet, the stack's worker builds it")
-        yield
         return
-    if up_to_date_base(client):
-        clock.say(f"sandbox image {image_tag()}: up to date with this tree, reused")
-        yield
-        return
-    keep = f"{IMAGE_NAME}:kept-by-{project}"
-    current.tag(keep)
-    clock.say(
-        f"sandbox image {image_tag()}: other inputs; the worker rebuilds it, {keep} holds"
-        " the old one meanwhile"
-    )
-    try:
-        yield
-    finally:
-        if len(client.images.get(keep).tags) > 1:
-            client.images.remove(keep)  # only the tag: the image has another one
-        else:
-            clock.say(f"{keep} left in place: nothing else tags that image now")
+    state = "up to date, reused" if up_to_date_base(client) else "other base, rebuilt"
+    clock.say(f"sandbox image {image_tag()}: {state}")
 
 
 # --- the checks, in order --------------------------------------------------------------
@@ -292,7 +273,7 @@ def run(args: argparse.Namespace) -> None:
     # The folder outlives the projects: compose reads their env files to take them down.
     with tempfile.TemporaryDirectory(prefix=f"{project}-") as tmp, ExitStack() as cleanup:
         cleanup.callback(_remove_image, web_image, clock)
-        cleanup.enter_context(sandbox_image_kept(clock, project))
+        say_sandbox_image(clock)
         projects: list[Compose] = []
 
         def new_project(name: str, file: Path, variables: dict[str, str], port: int) -> Compose:

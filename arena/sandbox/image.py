@@ -1,14 +1,21 @@
 """The sandbox image: built once from ``deploy/sandbox/`` and reused while its inputs are
 unchanged.
 
-Inputs are the Dockerfile, the SDK package copied into the image and the base image's name;
-their SHA-256 is stored as an image label, so ``ensure_image`` rebuilds exactly when one of
-them changed. The base is a slim Python image where a registry is reachable, else one made
-from Debian's packages by ``deploy/sandbox/build-offline-base.sh`` (no registry needed).
+Inputs are the Dockerfile, the SDK package copied into the image and the base image's name.
+The tag carries the SDK version and a digest of this tree's part of them (the Dockerfile
+and the package, :func:`tree_digest`), so two checkouts sharing one Docker engine (a
+branch beside main, a CI clone) each use their own image and never replace each other's.
+The digest of all the inputs, base included, is stored as an image label, so
+``ensure_image`` rebuilds exactly when one of them changed. The base is a slim Python image
+where a registry is reachable, else one made from Debian's packages by
+``deploy/sandbox/build-offline-base.sh`` (no registry needed). Images of other trees stay
+until ``python -m arena image --prune`` (each costs about 1 MB: the layers below the SDK's
+are shared).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import shutil
 import subprocess
@@ -48,9 +55,10 @@ class BaseChoice(StrEnum):
     OFFLINE = "offline"  # Debian's packages through debootstrap
 
 
+@functools.cache
 def image_tag() -> str:
-    """The image's tag: the SDK version it carries."""
-    return f"{IMAGE_NAME}:{cucumbers.__version__}"
+    """The image's tag: the SDK version it carries and the digest of this tree's inputs."""
+    return f"{IMAGE_NAME}:{cucumbers.__version__}-{tree_digest()[:12]}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,15 +79,20 @@ def _package_files() -> list[Path]:
     )
 
 
-def inputs_digest(base: str) -> str:
-    """SHA-256 over everything the image is built from."""
+@functools.cache
+def tree_digest() -> str:
+    """SHA-256 over what the image takes from this tree: the Dockerfile and the SDK package."""
     digest = hashlib.sha256()
-    digest.update(f"base={base}\n".encode())
     digest.update((RECIPE / "Dockerfile").read_bytes())
     for path in _package_files():
         digest.update(f"\n{path.relative_to(SDK_PACKAGE)}\n".encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()
+
+
+def inputs_digest(base: str) -> str:
+    """SHA-256 over everything the image is built from: the base and this tree's inputs."""
+    return hashlib.sha256(f"base={base}\n{tree_digest()}".encode()).hexdigest()
 
 
 def _image_id(client: docker.DockerClient, name: str) -> str | None:
@@ -192,3 +205,26 @@ def _remove_untagged(client: docker.DockerClient, image_id: str) -> None:
     with suppress(DockerException):
         if not client.api.inspect_image(image_id).get("RepoTags"):
             client.api.remove_image(image_id, noprune=False)
+
+
+def prune_other_images(
+    client: docker.DockerClient | None = None,
+    *,
+    repository: str = IMAGE_NAME,
+    keep: str | None = None,
+) -> list[str]:
+    """Remove the other tags of ``repository`` (the sandbox images of other trees) whose
+    image no container uses, keeping ``keep`` (this tree's, :func:`image_tag`); the tags
+    removed. On an engine shared with other checkouts theirs go too: each builds its own
+    again, in seconds, when next needed."""
+    client = client or docker.from_env()
+    keep = keep or image_tag()
+    removed = []
+    for image in client.images.list(name=repository):
+        for tag in image.tags:
+            if tag == keep or not tag.startswith(f"{repository}:"):
+                continue
+            with suppress(APIError):  # a container uses it: it stays
+                client.images.remove(tag)
+                removed.append(tag)
+    return removed
