@@ -40,6 +40,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from rating_calibration import add_k_what_ifs, k_what_if
+
 from arena.rating import INITIAL_RATING, EloSettings, rate_series
 from cucumbers.games import rules_for
 from cucumbers.match import derive_seed, duplicate_games, play_match
@@ -177,18 +179,7 @@ def main() -> None:
     parser.add_argument("--budget", type=int, default=400, help="rated games per run")
     parser.add_argument("--field", choices=("house", "close"), default="house")
     parser.add_argument("--reference-games", type=int, default=2000)
-    parser.add_argument(
-        "--k",
-        type=float,
-        default=EloSettings().k,
-        help="what if: the K of a bot's first established game (default: the platform's)",
-    )
-    parser.add_argument(
-        "--min-k",
-        type=float,
-        default=EloSettings().min_k,
-        help="what if: the floor K shrinks to (--k for a fixed K; default: the platform's)",
-    )
+    add_k_what_ifs(parser)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         if args.field == "house":
@@ -200,7 +191,7 @@ def main() -> None:
             f"reference ({args.reference_games} four-seat games, duplicate deals): "
             + ", ".join(f"{name} {means[name]:.3f}" for name in reference)
         )
-        report(specs, reference, args.runs, args.budget, EloSettings(k=args.k, min_k=args.min_k))
+        report(specs, reference, args.runs, args.budget, k_what_if(args))
 
 
 def report(

@@ -96,16 +96,32 @@ def one_run(bots: int, games: int, rng: random.Random, settings: EloSettings) ->
     )
 
 
+def add_k_what_ifs(parser: argparse.ArgumentParser) -> None:
+    """``--k`` and ``--min-k``: what-ifs for the K of a version's first established game
+    (``ELO_K``) and its floor (``ELO_MIN_K``); the platform's by default."""
+    platform = EloSettings()
+    parser.add_argument("--k", type=float, default=platform.k, help="what if: ELO_K")
+    parser.add_argument(
+        "--min-k",
+        type=float,
+        default=platform.min_k,
+        help="what if: ELO_MIN_K, the floor K shrinks to (--k for a fixed K)",
+    )
+
+
+def k_what_if(args: argparse.Namespace) -> EloSettings:
+    """The Elo settings of :func:`add_k_what_ifs`' arguments."""
+    return EloSettings(k=args.k, min_k=args.min_k)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--bots", type=int, default=30)
     parser.add_argument("--games", type=int, default=3000)
-    platform = EloSettings()
-    parser.add_argument("--k", type=float, default=platform.k, help="what if: ELO_K")
-    parser.add_argument("--min-k", type=float, default=platform.min_k, help="what if: ELO_MIN_K")
+    add_k_what_ifs(parser)
     args = parser.parse_args()
-    settings = EloSettings(k=args.k, min_k=args.min_k)
+    settings = k_what_if(args)
     rng = random.Random(2026)
     ladders = [one_run(args.bots, args.games, rng, settings) for _ in range(args.runs)]
     per_bot = args.games * 4 / args.bots  # tables of 2-6 seats: 4 seats on average
