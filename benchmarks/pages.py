@@ -58,6 +58,7 @@ def main() -> int:
     try:
         env = environment(data_dir, DB_NAME)
         env["ALLOWED_HOSTS"] = "testserver"
+        env["SECURE_SSL_REDIRECT"] = "0"  # the test client speaks plain HTTP, as web.py does
         fresh_database(DB_NAME)
         setup_django(env)
         sys.path.insert(0, str(REPO))
