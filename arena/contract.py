@@ -112,8 +112,11 @@ class JobSeat(_Message):
 
 class MatchJob(_Message):
     """What to play: ``games`` games of ``game`` from ``seed`` between ``seats``, each game's
-    deal and seating from the SDK's ``game_plan`` (``duplicate``: every deal once per seat
-    rotation, so ``games`` is a multiple of the number of seats). ``attempt`` is the
+    deal and seating from the SDK's ``game_plan``. ``duplicate`` with a ``rotation``: this
+    match plays that seat rotation of deals 1..``games``, and the other rotations are other
+    matches (fresh bot processes: no bot sees a deal twice); ``duplicate`` without one (never
+    sent by the platform: ``python -m arena match`` on one's desk) plays every rotation of
+    each deal in this match, so ``games`` is a multiple of the number of seats. ``attempt`` is the
     platform's claim on the match: the report echoes it, and only the attempt that holds
     the match is recorded.
 
@@ -132,6 +135,7 @@ class MatchJob(_Message):
     seats: tuple[JobSeat, ...]
     stop_after_fault_of: tuple[Count, ...] = ()
     duplicate: bool = False
+    rotation: Count | None = None
 
     model_config = ConfigDict(strict=True, extra="forbid", frozen=True, populate_by_name=True)
 
@@ -141,7 +145,12 @@ class MatchJob(_Message):
             rules_for(self.game).check_players(len(self.seats))
         except (KeyError, ValueError) as error:
             raise ValueError(str(error).strip("'\"")) from None
-        if self.duplicate and self.games % len(self.seats):
+        if self.rotation is not None:
+            if not self.duplicate:
+                raise ValueError("a rotation belongs to duplicate deals")
+            if self.rotation >= len(self.seats):
+                raise ValueError("a rotation is a seat turn: below the number of seats")
+        elif self.duplicate and self.games % len(self.seats):
             raise ValueError("a duplicate match plays a whole number of seat rotations")
         if any(bot >= len(self.seats) for bot in self.stop_after_fault_of):
             raise ValueError("stop_after_fault_of names a bot the match does not have")

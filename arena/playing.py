@@ -104,7 +104,9 @@ def play_job(
                 timings["sandbox_start"] = perf_counter() - started
                 timings["games"] = timings["moves"] = 0.0
                 for number in range(1, job.games + 1):
-                    deal, bots = game_plan(job.seed, number, len(specs), job.duplicate)
+                    deal, bots = game_plan(
+                        job.seed, number, len(specs), job.duplicate, job.rotation
+                    )
                     started = perf_counter()
                     outcome = play_game(
                         rules,

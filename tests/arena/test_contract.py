@@ -191,3 +191,14 @@ def test_a_duplicate_job_plays_whole_seat_rotations() -> None:
     with pytest.raises(ValidationError, match="whole number of seat rotations"):
         a_job(duplicate=True, games=2 * seats + 1)
     assert not a_job().duplicate  # a job of an older platform: plain deals
+
+
+def test_a_rotation_job_plays_any_number_of_deals_of_one_seat_turn() -> None:
+    seats = len(a_job().seats)
+    job = a_job(duplicate=True, rotation=seats - 1, games=5)
+    assert (job.rotation, job.games) == (seats - 1, 5)
+    with pytest.raises(ValidationError, match="below the number of seats"):
+        a_job(duplicate=True, rotation=seats, games=5)
+    with pytest.raises(ValidationError, match="belongs to duplicate deals"):
+        a_job(rotation=0)
+    assert a_job().rotation is None  # a job of an older platform: no rotation

@@ -368,3 +368,38 @@ def test_a_duplicate_match_plays_each_deal_once_per_seat_rotation(bots: int) -> 
             assert sorted(seats[seat] for _, seats in rotation) == list(range(bots))
     # Plain matches keep their own deal and seating per game.
     assert game_plan(99, 2, bots) == (game_seed(99, 2), seating(99, 2, bots))
+
+
+@pytest.mark.parametrize("bots", [2, 3, 4, 6])
+def test_the_rotation_matches_of_a_duplicate_set_play_the_one_match_plan_between_them(
+    bots: int,
+) -> None:
+    from cucumbers.match import game_plan
+
+    deals = 3
+    split = {
+        (deal, tuple(seats))
+        for rotation in range(bots)
+        for number in range(1, deals + 1)
+        for deal, seats in [game_plan(5, number, bots, True, rotation)]
+    }
+    whole = {
+        (deal, tuple(seats))
+        for number in range(1, deals * bots + 1)
+        for deal, seats in [game_plan(5, number, bots, True)]
+    }
+    assert split == whole and len(split) == deals * bots
+    # Within one rotation match no deal comes twice: its bot processes see each deal once.
+    for rotation in range(bots):
+        seen = [game_plan(5, n, bots, True, rotation)[0] for n in range(1, deals + 1)]
+        assert len(set(seen)) == deals
+
+
+@pytest.mark.parametrize(("duplicate", "rotation"), [(False, 0), (True, 4), (True, -1)])
+def test_a_rotation_outside_duplicate_deals_or_the_seats_is_refused(
+    duplicate: bool, rotation: int
+) -> None:
+    from cucumbers.match import game_plan
+
+    with pytest.raises(ValueError, match="rotation"):
+        game_plan(5, 1, 4, duplicate, rotation)

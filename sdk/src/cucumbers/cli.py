@@ -77,7 +77,9 @@ def add_match_arguments(parser: argparse.ArgumentParser, sandboxes: Sequence[str
         action="store_true",
         help="duplicate deals: play each deal once per seat rotation, so that every bot"
         " holds every seat's cards and the luck of the deal cancels out (--games is rounded"
-        " up to whole rotations)",
+        " up to whole rotations). On your desk the same bot processes play every rotation,"
+        " so a bot that remembers deals can know its opponents' hands from the second"
+        " rotation on; the site plays each rotation in fresh processes",
     )
     parser.add_argument(
         "--sandbox",

@@ -45,25 +45,49 @@ def seating(match_seed: int, game_number: int, num_bots: int) -> list[int]:
 
 
 def game_plan(
-    match_seed: int, game_number: int, num_bots: int, duplicate: bool = False
+    match_seed: int,
+    game_number: int,
+    num_bots: int,
+    duplicate: bool = False,
+    rotation: int | None = None,
 ) -> tuple[int, list[int]]:
     """The deal seed and the seating (``seats[s]`` = the bot at seat ``s``) of game
     ``game_number`` (from 1) of a match: the one definition the local runner, the arena and
     the platform share.
 
     Plain: each game its own deal (:func:`game_seed`) and its own shuffled seating.
-    Duplicate: the games go in blocks of ``num_bots``; block ``b`` plays one deal
-    (``game_seed(match_seed, b)``) ``num_bots`` times, the block's shuffled seating turned
-    by one seat each time, so every bot holds every seat's cards of that deal once and the
-    luck of the deal cancels out. A duplicate match's game count is a multiple of
-    ``num_bots`` (:func:`duplicate_games`).
+
+    Duplicate deals give every bot every seat's cards of a deal once, so the luck of the
+    deal cancels out: deal ``d`` (``game_seed(match_seed, d)``) is played ``num_bots``
+    times, its shuffled seating turned by one seat each time (the *rotations*).
+
+    - ``rotation`` given (what the platform plays): this match plays rotation ``rotation``
+      of every deal, game ``g`` being deal ``g``; the other rotations are other matches
+      with the same seed, each with fresh bot processes. No bot process ever sees a deal
+      twice, so none can remember a deal and read its opponents' hands when it comes back.
+    - ``rotation`` None (one's own desk only: ``cucumbers play/compare --duplicate``): the
+      games go in blocks of ``num_bots``, block ``b`` playing every rotation of deal ``b``
+      in one match, so the same bot processes see each deal ``num_bots`` times and a bot
+      that remembers deals knows its opponents' hands after the first rotation. The game
+      count is a multiple of ``num_bots`` (:func:`duplicate_games`).
+
+    Rotation ``r``'s game ``g`` is the one-match plan's game ``(g - 1) * num_bots + r + 1``.
 
     >>> [game_plan(7, g, 2, duplicate=True)[0] == game_seed(7, 1) for g in (1, 2)]
     [True, True]
+    >>> game_plan(7, 3, 2, True, rotation=1) == game_plan(7, 6, 2, True)
+    True
     """
     if not duplicate:
+        if rotation is not None:
+            raise ValueError("a rotation belongs to duplicate deals")
         return game_seed(match_seed, game_number), seating(match_seed, game_number, num_bots)
-    block, turn = divmod(game_number - 1, num_bots)
+    if rotation is None:
+        block, turn = divmod(game_number - 1, num_bots)
+    elif 0 <= rotation < num_bots:
+        block, turn = game_number - 1, rotation
+    else:
+        raise ValueError(f"rotation {rotation} of {num_bots} seats: from 0 to {num_bots - 1}")
     base = seating(match_seed, block + 1, num_bots)
     return game_seed(match_seed, block + 1), base[turn:] + base[:turn]
 
