@@ -14,7 +14,7 @@ from web.accounts.models import ApiToken
 from web.bots.access import sees_private
 from web.bots.models import BOT_NAME_PATTERN, Bot, BotVersion, Game
 from web.matches.models import Match, MatchGame, Participant
-from web.matches.privacy import Sight, faults_seen, outputs_seen, sight
+from web.matches.privacy import NOBODY, Sight, faults_seen, outputs_seen, sight
 
 
 class BotSerializer(serializers.ModelSerializer[Bot]):
@@ -173,7 +173,11 @@ class MatchGameSerializer(serializers.ModelSerializer[MatchGame]):
         cache: dict[int, Sight] = context.setdefault("sights", {})
         if game.match_id not in cache:
             participants = list(game.match.participants.select_related("bot"))
-            cache[game.match_id] = sight(self.context["request"].user, participants)
+            cache[game.match_id] = (
+                NOBODY
+                if game.match.deal_set_pending
+                else sight(self.context["request"].user, participants)
+            )
         return cache[game.match_id]
 
     @extend_schema_field(serializers.ListField(child=serializers.DictField()))
@@ -186,8 +190,11 @@ class MatchGameSerializer(serializers.ModelSerializer[MatchGame]):
         """What the viewer's own bots printed in this game, by participant index."""
         return {str(k): v for k, v in outputs_seen(game, self._sight(game)).items()}
 
-    @extend_schema_field(serializers.URLField())
-    def get_replay(self, game: MatchGame) -> str:
+    @extend_schema_field(serializers.URLField(allow_null=True))
+    def get_replay(self, game: MatchGame) -> str | None:
+        """The replay's address; null while its deal set's other rotations are played."""
+        if game.match.deal_set_pending:
+            return None
         path = reverse("api-match-replay", args=[game.match_id, game.number])
         request: Request = self.context["request"]
         return request.build_absolute_uri(path)
@@ -196,6 +203,11 @@ class MatchGameSerializer(serializers.ModelSerializer[MatchGame]):
 class MatchSerializer(serializers.ModelSerializer[Match]):
     participants = ParticipantSerializer(many=True, read_only=True)
     games = MatchGameSerializer(many=True, read_only=True)
+    replays_held = serializers.BooleanField(
+        source="deal_set_pending",
+        read_only=True,
+        help_text="its replays and output are held until its deal set's other rotations are played",
+    )
 
     class Meta:
         model = Match
@@ -207,6 +219,10 @@ class MatchSerializer(serializers.ModelSerializer[Match]):
             "rated",
             "seed",
             "games_planned",
+            "duplicate",
+            "deal_set",
+            "rotation",
+            "replays_held",
             "sandbox",
             "worker",
             "created_at",

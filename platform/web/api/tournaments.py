@@ -66,6 +66,9 @@ class TournamentHeadToHeadSerializer(serializers.Serializer[Any]):
 class TournamentTableSerializer(serializers.Serializer[Any]):
     round = serializers.IntegerField()
     table = serializers.IntegerField()
+    rotation = serializers.IntegerField(
+        help_text="the seat rotation of the table's deals this match plays (from 0)"
+    )
     match = serializers.IntegerField(source="match_id")
     status = serializers.CharField(source="match.status")
     entries = serializers.ListField(

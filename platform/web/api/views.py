@@ -24,7 +24,7 @@ from web.bots.uploads import create_bot, read_upload, upload_version
 from web.matches.access import visible_matches
 from web.matches.challenges import ChallengeError, create_challenge
 from web.matches.models import Match, MatchGame, MatchStatus
-from web.matches.privacy import replay_seen, sight
+from web.matches.privacy import HELD_MESSAGE, replay_seen, sight
 from web.users import signed_in
 
 from . import serializers as s
@@ -204,6 +204,8 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet[Match]):
         bots that are not the viewer's are withheld."""
         match = get_object_or_404(self.get_queryset(), pk=pk, status=MatchStatus.FINISHED)
         game = get_object_or_404(MatchGame, match=match, number=int(number))
+        if match.deal_set_pending:
+            raise exceptions.PermissionDenied(HELD_MESSAGE, code="replay_held")
         seen = sight(request.user, list(match.participants.select_related("bot")))
         return Response(replay_seen(game, seen))
 

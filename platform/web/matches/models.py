@@ -52,6 +52,15 @@ class Match(models.Model):
         default=False,
         help_text="each deal once per seat rotation (the SDK's game_plan): luck cancels out",
     )
+    # Duplicate deals are played as a *deal set*: one match per seat rotation, each with
+    # fresh bot processes, so that no bot ever sees a deal twice (a bot that remembered a
+    # deal would know its opponents' hands when it came back). The matches of a set share
+    # ``deal_set``, their seed and their seats; ``rotation`` is this one's seat turn.
+    # Matches recorded before sets existed have neither: all rotations in one match.
+    deal_set = models.UUIDField(null=True, blank=True, editable=False)
+    rotation = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="the seat rotation of the deal set this match plays"
+    )
     sandbox = models.CharField(max_length=20, blank=True, help_text="the runner that played it")
     worker = models.CharField(max_length=100, blank=True, help_text="the worker that played it")
     created_at = models.DateTimeField(default=timezone.now)
@@ -79,6 +88,9 @@ class Match(models.Model):
     class Meta:
         indexes = [
             models.Index(fields=["status", "created_at"], name="match_queue"),
+            models.Index(
+                fields=["deal_set"], name="match_deal_set", condition=Q(deal_set__isnull=False)
+            ),
             models.Index(fields=["game", "-finished_at"], name="match_recent"),
             # The match list, newest first: its page is a short walk down this index
             # instead of a sort of every finished match (benchmarks/web.py).
@@ -95,6 +107,21 @@ class Match(models.Model):
 
     def get_absolute_url(self) -> str:
         return match_url(self.pk)
+
+    @property
+    def deal_set_pending(self) -> bool:
+        """Whether another rotation of this match's deals is still to be played: until
+        then its replays and its bots' output stay private (a public replay would tell an
+        author the cards of a rotation still to come)."""
+        if self.deal_set is None:
+            return False
+        return (
+            Match.objects.filter(
+                deal_set=self.deal_set, status__in=(MatchStatus.QUEUED, MatchStatus.RUNNING)
+            )
+            .exclude(pk=self.pk)
+            .exists()
+        )
 
     @classmethod
     def issue(

@@ -1,7 +1,12 @@
 """What of a match each viewer sees. A bot's own words are its owner's: its output tails, and
 the details of its faults (exception text, file, line), go to the bot's owner and staff
 only. Everyone else sees what kind of fault it was and where it happened. The same rule on
-the match page, in the API and in the replays served from either."""
+the match page, in the API and in the replays served from either.
+
+A rotation of a deal set (duplicate deals, one match per seat rotation) shows no replay,
+no output and no fault detail to anyone until every rotation of its deals is played
+(:attr:`~web.matches.models.Match.deal_set_pending`): the cards of a rotation still to
+come must not be readable by an author who could upload a version that knows them."""
 
 from __future__ import annotations
 
@@ -17,6 +22,11 @@ from .replays import read_outputs, read_replay
 
 #: What others read in place of a fault's detail.
 WITHHELD = "details are shown to the bot's owner"
+#: Why a rotation's replays are not shown yet.
+HELD_MESSAGE = (
+    "This match plays one seat rotation of a set of duplicate deals: its replays and the"
+    " bots' output are held until every rotation of those deals is played."
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +38,10 @@ class Sight:
 
     def sees(self, participant: int) -> bool:
         return self.everything or participant in self.own
+
+
+#: What everyone may read of a rotation whose deal set is still being played.
+NOBODY = Sight(False, frozenset())
 
 
 def sight(user: AbstractBaseUser | AnonymousUser, participants: Sequence[Participant]) -> Sight:

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.db.models import Prefetch, QuerySet
 from django.http import HttpRequest, HttpResponse
@@ -20,7 +21,7 @@ from web.pipeline.status import place_in_queue
 from .access import visible_matches
 from .list_rows import match_rows
 from .models import Match, MatchGame, MatchStatus, Participant
-from .privacy import faults_seen, outputs_seen, replay_seen, sight
+from .privacy import HELD_MESSAGE, NOBODY, faults_seen, outputs_seen, replay_seen, sight
 from .replays import read_replay_bytes
 
 PAGE_SIZE = 50
@@ -95,7 +96,8 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
     match = get_object_or_404(visible_matches(request.user), pk=match_id)
     participants = list(match.participants.select_related("bot__owner", "version"))
     names = {p.index: p.name for p in participants}
-    seen = sight(request.user, participants)
+    held = match.deal_set_pending
+    seen = NOBODY if held else sight(request.user, participants)
     games = [
         (
             game,
@@ -109,6 +111,9 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
         for game in match.games.all()
     ]
     context = {"match": match, "participants": participants, "games": games, "names": names}
+    context["held"] = HELD_MESSAGE if held else ""
+    if match.deal_set is not None:
+        context["rotations"] = Match.objects.filter(deal_set=match.deal_set).order_by("rotation")
     context["ahead"] = place_in_queue(match) if match.status == MatchStatus.QUEUED else None
     return render(request, "matches/detail.html", context)
 
@@ -116,6 +121,8 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
 def replay_download(request: HttpRequest, match_id: int, number: int) -> HttpResponse:
     match = get_object_or_404(visible_matches(request.user), pk=match_id)
     game = get_object_or_404(MatchGame, match=match, number=number)
+    if match.deal_set_pending:
+        raise PermissionDenied(HELD_MESSAGE)
     seen = sight(request.user, list(match.participants.select_related("bot")))
     if seen.everything or not game.faults:
         data = read_replay_bytes(game)

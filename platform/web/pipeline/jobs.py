@@ -43,6 +43,7 @@ def job_for(match: Match, participants: Sequence[Participant], attempt: uuid.UUI
             seats=tuple(_seat(entrant) for entrant in participants),
             stop_after_fault_of=(CANDIDATE,) if kind is MatchKind.VALIDATION else (),
             duplicate=match.duplicate,
+            rotation=match.rotation,
         )
     except (OSError, UnicodeDecodeError, ValueError) as error:  # pydantic's errors included
         raise UnplayableMatch(f"{match} cannot be played: {error}") from error

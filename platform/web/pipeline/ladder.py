@@ -4,6 +4,7 @@ creating queued matches with their participants, and the periodic top-up of the 
 from __future__ import annotations
 
 import random
+import uuid
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from datetime import datetime, timedelta
@@ -16,7 +17,7 @@ from django.utils import timezone
 
 from arena.matchmaking import Candidate, MatchmakingSettings, plan_tables
 from cucumbers.games import rules_for
-from cucumbers.match import SEED_BITS, duplicate_games
+from cucumbers.match import SEED_BITS
 from web.bots.house import HOUSE_USERNAME
 from web.bots.models import Bot, BotVersion, Game
 from web.matches.models import Match, MatchKind, MatchStatus, Participant
@@ -37,12 +38,14 @@ def candidates(game: str) -> list[Candidate]:
     """Every bot on the game's ladder (active, with an active version), with its matches in
     the matchmaking window, queued ones included so that planning sees what is pending."""
     since = timezone.now() - timedelta(hours=settings.MATCHMAKING_WINDOW_HOURS)
+    # A deal set counts once (its first rotation): a table, whatever its size.
     recent = Count(
         "participations",
         filter=Q(
             participations__match__kind=MatchKind.LADDER,
             participations__match__created_at__gte=since,
-        ),
+        )
+        & (Q(participations__match__rotation__isnull=True) | Q(participations__match__rotation=0)),
     )
     bots = Bot.objects.on_leaderboard(game).annotate(recent=recent)
     rows = bots.values_list("pk", "rating", "recent", "games_since_version", "owner_id")
@@ -64,7 +67,12 @@ def candidates(game: str) -> list[Candidate]:
 
 def recent_table_sizes(game: str, since: datetime) -> dict[int, Counter[int]]:
     """Each bot's ladder matches since ``since`` (queued ones too) by table size."""
-    recent = Match.objects.filter(game=game, kind=MatchKind.LADDER, created_at__gte=since)
+    recent = Match.objects.filter(
+        Q(rotation__isnull=True) | Q(rotation=0),  # a deal set is one table
+        game=game,
+        kind=MatchKind.LADDER,
+        created_at__gte=since,
+    )
     size_of = dict(recent.annotate(seats=Count("participants")).values_list("pk", "seats"))
     seats = Participant.objects.filter(match_id__in=recent.values("pk"), bot__isnull=False)
     sizes: dict[int, Counter[int]] = defaultdict(Counter)
@@ -83,15 +91,17 @@ def create_match(
     rng: random.Random | None = None,
     send: bool = True,
     games: int | None = None,
-    duplicate: bool = False,
-    versions: Sequence[BotVersion] | None = None,
+    versions: Sequence[BotVersion | None] | None = None,
     seed: int | None = None,
+    deal_set: uuid.UUID | None = None,
+    rotation: int | None = None,
 ) -> Match:
-    """A queued match of ``bots`` of ``games`` games (default ``MATCH_GAMES``), sent to the
-    arena once the caller's transaction commits; with ``send=False`` it waits to be played
-    in the foreground (``run_match``: the ``ladder`` command, the benchmark). The bots play
-    their active versions, or ``versions`` (a tournament's frozen ones); the deals follow
-    from ``seed`` (default: drawn from ``rng``)."""
+    """A queued match of ``bots`` of ``games`` games (default ``MATCH_GAMES``) with plain
+    deals, or one rotation of a deal set (:func:`create_deal_set`), sent to the arena once
+    the caller's transaction commits; with ``send=False`` it waits to be played in the
+    foreground (``run_match``: the ``ladder`` command, the benchmark). The bots play their
+    active versions, or ``versions`` (a tournament's frozen ones); the deals follow from
+    ``seed`` (default: drawn from ``rng``)."""
     if seed is None:
         seed = (rng or random.SystemRandom()).getrandbits(SEED_BITS)
     playing = list(versions) if versions is not None else [bot.active_version for bot in bots]
@@ -100,12 +110,10 @@ def create_match(
         kind=kind,
         rated=rated,
         seed=seed,
-        games_planned=(
-            duplicate_games(games or settings.MATCH_GAMES, len(bots))
-            if duplicate
-            else games or settings.MATCH_GAMES
-        ),
-        duplicate=duplicate,
+        games_planned=games or settings.MATCH_GAMES,
+        duplicate=deal_set is not None,
+        deal_set=deal_set,
+        rotation=rotation,
         requested_by=requested_by,
     )
     Participant.objects.bulk_create(
@@ -124,28 +132,71 @@ def create_match(
     return match
 
 
+def create_deal_set(
+    game: str,
+    kind: MatchKind,
+    bots: Sequence[Bot],
+    *,
+    rated: bool,
+    deals: int | None = None,
+    rng: random.Random | None = None,
+    send: bool = True,
+    versions: Sequence[BotVersion] | None = None,
+    seed: int | None = None,
+) -> list[Match]:
+    """Duplicate deals that no bot can remember: ``deals`` deals (default ``MATCH_GAMES``)
+    played once per seat rotation, each rotation a match of its own (fresh bot processes,
+    the same seed, seats and versions), queued together. Between them every bot holds every
+    seat's cards of every deal once, as in one duplicate match, and none sees a deal twice.
+    Each match is as long as a plain one, so a set costs no more container starts per game
+    than plain deals do."""
+    if seed is None:
+        seed = (rng or random.SystemRandom()).getrandbits(SEED_BITS)
+    playing = list(versions) if versions is not None else [bot.active_version for bot in bots]
+    deal_set = uuid.uuid4()
+    return [
+        create_match(
+            game,
+            kind,
+            bots,
+            rated=rated,
+            send=send,
+            games=deals,
+            versions=playing,
+            seed=seed,
+            deal_set=deal_set,
+            rotation=rotation,
+        )
+        for rotation in range(len(bots))
+    ]
+
+
 def queue_ladder_matches(
     game: str, count: int, rng: random.Random | None = None, *, send: bool = True
 ) -> list[Match]:
-    """Plan ``count`` rated tables for ``game`` and queue them (fewer if too few bots);
-    ``send`` as for :func:`create_match`."""
+    """Plan rated tables for ``game`` and queue about ``count`` matches (fewer if too few
+    bots): with duplicate deals (``LADDER_DUPLICATE``) each table is a deal set, one match
+    per seat rotation, and tables are queued until ``count`` matches are; ``send`` as for
+    :func:`create_match`."""
     rng = rng or random.Random()
     plans = plan_tables(candidates(game), count, table_sizes(game), rng)
     ids = {bot_id for table in plans for bot_id in table}
     bots = Bot.objects.select_related("owner", "active_version").in_bulk(ids)
+    queued: list[Match] = []
     with transaction.atomic():
-        return [
-            create_match(
-                game,
-                MatchKind.LADDER,
-                [bots[bot_id] for bot_id in table],
-                rated=True,
-                rng=rng,
-                send=send,
-                duplicate=settings.LADDER_DUPLICATE,
-            )
-            for table in plans
-        ]
+        for table in plans:
+            if len(queued) >= count:
+                break
+            seated = [bots[bot_id] for bot_id in table]
+            if settings.LADDER_DUPLICATE:
+                queued += create_deal_set(
+                    game, MatchKind.LADDER, seated, rated=True, rng=rng, send=send
+                )
+            else:
+                queued.append(
+                    create_match(game, MatchKind.LADDER, seated, rated=True, rng=rng, send=send)
+                )
+    return queued
 
 
 def queue_depth(game: str) -> int:

@@ -15,7 +15,7 @@ from arena.schedule import ScheduleError, TableSizes, default_rounds, plan_round
 from cucumbers.match import SEED_BITS, derive_seed
 from web.bots.models import Bot
 from web.matches.models import Match, MatchKind, MatchStatus
-from web.pipeline.ladder import create_match
+from web.pipeline.ladder import create_deal_set
 
 from .models import Entry, Tournament, TournamentMatch, TournamentStatus
 
@@ -63,24 +63,26 @@ def start(tournament_id: int, *, send: bool = True) -> Tournament:
             for table_number, table in enumerate(tables, start=1):
                 seated = [playing[index] for index in table]
                 bots: list[Bot] = [entry.bot for entry in seated if entry.bot is not None]
-                match = create_match(
+                # Each rotation of the table's deals is a match of its own: no entrant's
+                # bot sees a deal twice.
+                for match in create_deal_set(
                     tournament.game,
                     MatchKind.TOURNAMENT,
                     bots,
                     rated=tournament.rated,
                     send=send,
-                    games=tournament.deals_per_table * len(seated),
-                    duplicate=True,
+                    deals=tournament.deals_per_table,
                     versions=[entry.version for entry in seated if entry.version is not None],
                     seed=derive_seed("tournament", tournament.seed, number, table_number),
-                )
-                TournamentMatch.objects.create(
-                    tournament=tournament,
-                    match=match,
-                    round=number,
-                    table=table_number,
-                    entries=[entry.pk for entry in seated],
-                )
+                ):
+                    TournamentMatch.objects.create(
+                        tournament=tournament,
+                        match=match,
+                        round=number,
+                        table=table_number,
+                        rotation=match.rotation or 0,
+                        entries=[entry.pk for entry in seated],
+                    )
     return tournament
 
 

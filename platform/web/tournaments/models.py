@@ -4,8 +4,9 @@ queue of its own.
 A tournament moves ``open → running → finished`` (or ``cancelled`` when too few entries are
 left at the start). Entries are taken until ``entry_deadline``; at ``starts_at`` each entry's
 active version is frozen (:attr:`Entry.version`) and the whole schedule is queued
-(:mod:`arena.schedule`, a round robin over tables): one match per table, each of
-``deals_per_table`` deal seeds played once per seat rotation.
+(:mod:`arena.schedule`, a round robin over tables): each table plays ``deals_per_table``
+deal seeds once per seat rotation, one match per rotation (fresh bot processes: no bot
+sees a deal twice).
 """
 
 from __future__ import annotations
@@ -138,16 +139,19 @@ class TournamentMatch(models.Model):
     match = models.OneToOneField(Match, on_delete=models.CASCADE, related_name="tournament_table")
     round = models.PositiveSmallIntegerField()
     table = models.PositiveSmallIntegerField()
+    # The table's deals are a deal set: one match per seat rotation (its match's rotation).
+    rotation = models.PositiveSmallIntegerField(default=0)
     # The entries at the table, in the match's participant order (participant index -> entry).
     entries = models.JSONField()
 
     class Meta:
         constraints = [
             models.UniqueConstraint(
-                fields=["tournament", "round", "table"], name="tournament_table_once"
+                fields=["tournament", "round", "table", "rotation"],
+                name="tournament_table_rotation_once",
             ),
         ]
-        ordering = ["round", "table"]
+        ordering = ["round", "table", "rotation"]
 
     def __str__(self) -> str:
-        return f"{self.tournament} round {self.round} table {self.table}"
+        return f"{self.tournament} round {self.round} table {self.table} rotation {self.rotation}"

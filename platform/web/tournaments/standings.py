@@ -2,9 +2,10 @@
 
 The score is comparable across table sizes: in each game an entrant scores the share of its
 table it finished ahead of, ``(n - place) / (n - 1)`` (1 for a win, 0 for last), and its
-score is the mean over its matches of its mean in each match. The matches are the
-independent units (within a match the duplicate deals tie the games together), so the 95%
-interval is Student's t over the entrant's match means; entrants whose intervals overlap
+score is the mean over its tables of its mean at each table. The tables are the
+independent units (a table's deal set is one match per seat rotation, and its duplicate
+deals tie those games together), so the 95% interval is Student's t over the entrant's
+table means; entrants whose intervals overlap
 the one ranked above them are marked as not separated (``≈``), as on the leaderboard.
 """
 
@@ -88,7 +89,8 @@ def standings(tournament: Tournament) -> Standings:
     games = MatchGame.objects.filter(match_id__in=finished).values_list(
         "match_id", "placement", "faults"
     )
-    per_match: dict[tuple[int, int], list[float]] = defaultdict(list)
+    # Per entrant and table (round, table): the rotations of a table's deals are one unit.
+    per_table: dict[tuple[int, tuple[int, int]], list[float]] = defaultdict(list)
     ahead: dict[tuple[int, int], int] = defaultdict(int)
     for match_id, placement, faults in games.iterator():
         seated: list[int] = finished[match_id].entries
@@ -101,14 +103,15 @@ def standings(tournament: Tournament) -> Standings:
             row.games += 1
             row.wins += place == 1
             row.places.append(place)
-            per_match[(entry, match_id)].append((size - place) / (size - 1))
+            unit = (finished[match_id].round, finished[match_id].table)
+            per_table[(entry, unit)].append((size - place) / (size - 1))
             for beaten in placement[place:]:
                 ahead[(entry, seated[beaten])] += 1
         for fault in faults:
             row = rows.get(seated[fault["participant"]])
             if row is not None:
                 row.faults += 1
-    for (entry, _), scores in per_match.items():
+    for (entry, _), scores in per_table.items():
         if entry in rows:
             rows[entry].match_scores.append(statistics.fmean(scores))
     for row in rows.values():

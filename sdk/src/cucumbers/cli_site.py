@@ -132,6 +132,11 @@ def cmd_download(args: argparse.Namespace) -> int:
         f" {done.outputs} output files; next: cucumbers repro {args.out}/match-ID-game-N.json.gz"
         " --seat N yourbot.py"
     )
+    if done.held:
+        print(
+            f"{done.held} matches held: their duplicate deals' other rotations are still being"
+            " played; their replays come with the next download once those are"
+        )
     return 0
 
 

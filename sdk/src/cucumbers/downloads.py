@@ -24,12 +24,15 @@ from .replay import ReplayFileError, loads_replay, save_replay
 @dataclass(frozen=True, slots=True)
 class Downloaded:
     """What :func:`download_matches` did: matches seen, replays and output files written,
-    and replays already on disk (kept)."""
+    replays already on disk (kept), and matches whose replays the site still holds (a
+    rotation of duplicate deals whose other rotations are not all played: fetch again
+    later)."""
 
     matches: int
     replays: int
     outputs: int
     kept: int
+    held: int = 0
 
 
 def match_pages(client: Client, bot_id: int, *, finished: bool = False) -> Iterator[dict[str, Any]]:
@@ -79,9 +82,12 @@ def download_matches(
 ) -> Downloaded:
     """Fetch every finished match of the bot into ``out`` (layout in the module docstring).
     ``on_game(path, seats)`` is called for each replay written, with the bot's seats."""
-    matches = replays = outputs = kept = 0
+    matches = replays = outputs = kept = held = 0
     for match in match_pages(client, bot_id, finished=True):
         matches += 1
+        if match.get("replays_held"):
+            held += 1
+            continue
         out.mkdir(parents=True, exist_ok=True)
         names = {p.get("index"): p.get("name") for p in match.get("participants", [])}
         for game in match.get("games", []):
@@ -107,4 +113,4 @@ def download_matches(
                 )
                 (out / f"{stem}.output.txt").write_text(text, encoding="utf-8")
                 outputs += 1
-    return Downloaded(matches, replays, outputs, kept)
+    return Downloaded(matches, replays, outputs, kept, held)

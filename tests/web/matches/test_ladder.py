@@ -26,7 +26,9 @@ def test_the_top_up_keeps_the_target_queued_with_legal_distinct_tables(settings:
     settings.LADDER_MAX_PLAYERS = 4  # type: ignore[attr-defined]
     ladder_bots(6, Game.FIVE_CUCUMBERS)
     ladder_bots(1, Game.CONCOMBRE)  # alone on its ladder: no table
-    assert ladder.top_up(target=3) == {"five-cucumbers": 3, "concombre": 0}
+    queued = ladder.top_up(target=3)
+    # Whole deal sets (one match per seat rotation) until at least the target is queued.
+    assert 3 <= queued["five-cucumbers"] <= 3 + 3 and queued["concombre"] == 0
     assert ladder.top_up(target=3) == {"five-cucumbers": 0, "concombre": 0}
     for match in Match.objects.all():
         bots = list(match.participants.values_list("bot", flat=True))
@@ -38,7 +40,7 @@ def test_the_top_up_keeps_the_target_queued_with_legal_distinct_tables(settings:
     # one planning run is chance; the long-run rate is tested in tests/arena/test_matchmaking.py.)
     five = Bot.objects.filter(game=Game.FIVE_CUCUMBERS)
     planned = dict.fromkeys(five.values_list("pk", flat=True), 0)
-    for match in Match.objects.order_by("pk"):
+    for match in Match.objects.filter(rotation=0).order_by("pk"):  # one per table
         seats = list(match.participants.order_by("index").values_list("bot", flat=True))
         assert planned[seats[0]] == min(planned.values()), f"match {match.pk}: seed was busy"
         for bot_id in seats:
@@ -160,7 +162,7 @@ def test_the_status_page_is_for_staff_only(user: User, staff: User) -> None:
     assert logged_in(user).get(reverse("arena-status")).status_code == 302  # to the admin login
     page = logged_in(staff).get(reverse("arena-status"))
     assert page.status_code == 200
-    assert page.context["status"].queued == {"ladder": 1}
+    assert page.context["status"].queued == {"ladder": 2}  # a deal set: one match a rotation
     # Staff find it in the navigation; nobody else is shown the link.
     link = f'<a href="{reverse("arena-status")}">Arena status</a>'
     assert link in logged_in(staff).get("/").content.decode()
@@ -219,22 +221,38 @@ def test_a_challenge_refuses_a_number_of_games_out_of_range(
     assert not Match.objects.exists()
 
 
-@pytest.mark.parametrize(("seats", "games"), [(2, 6), (3, 6), (4, 8), (5, 5), (7, 7)])
-def test_a_ladder_match_plays_duplicate_deals_in_whole_rotations(
-    db: None, seats: int, games: int
+@pytest.mark.parametrize("seats", [2, 3, 4, 7])
+def test_a_deal_set_is_one_match_per_seat_rotation_with_one_seed_and_seating(
+    db: None, seats: int
 ) -> None:
-    from web.pipeline.ladder import create_match
+    from web.pipeline.ladder import create_deal_set
 
     bots = [active_bot(name=f"d{seats}-{n}", game=Game.CONCOMBRE) for n in range(seats)]
-    match = create_match(Game.CONCOMBRE, MatchKind.LADDER, bots, rated=True, duplicate=True)
-    assert (match.duplicate, match.games_planned) == (True, games)  # MATCH_GAMES 5, rounded up
+    matches = create_deal_set(Game.CONCOMBRE, MatchKind.LADDER, bots, rated=True, send=False)
+    assert [m.rotation for m in matches] == list(range(seats))
+    assert {(m.duplicate, m.games_planned, m.seed, m.deal_set) for m in matches} == {
+        (True, 5, matches[0].seed, matches[0].deal_set)  # MATCH_GAMES deals in each
+    }
+    for match in matches:
+        seated = list(match.participants.order_by("index").values_list("bot_id", flat=True))
+        assert seated == [bot.pk for bot in bots]
 
 
-def test_the_ladder_queues_duplicate_matches_and_the_job_says_so(db: None) -> None:
+def test_the_ladder_queues_deal_sets_and_each_job_plays_its_rotation(
+    db: None, settings: object
+) -> None:
     from web.pipeline.dispatch import issue_job
 
+    settings.LADDER_MIN_PLAYERS = settings.LADDER_MAX_PLAYERS = 4  # type: ignore[attr-defined]
     ladder_bots(4, Game.FIVE_CUCUMBERS)
-    (match, *_) = ladder.queue_ladder_matches(Game.FIVE_CUCUMBERS, 1, send=False)
-    assert match.duplicate and match.games_planned % match.participants.count() == 0
-    job = issue_job(match.pk)
-    assert job.duplicate and job.games == match.games_planned  # type: ignore[union-attr]
+    matches = ladder.queue_ladder_matches(Game.FIVE_CUCUMBERS, 1, send=False)
+    assert [m.rotation for m in matches] == [0, 1, 2, 3]  # one table: the whole set
+    for match in matches:
+        job = issue_job(match.pk)
+        assert (job.duplicate, job.rotation, job.games) == (  # type: ignore[union-attr]
+            True,
+            match.rotation,
+            match.games_planned,
+        )
+    # Matchmaking counts a deal set once, as one table.
+    assert {c.recent_games for c in ladder.candidates(Game.FIVE_CUCUMBERS)} == {1}

@@ -16,7 +16,7 @@ from tests.web.conftest import logged_in
 from tests.web.factories import UserFactory, VersionFactory, active_bot
 from tests.web.matches.arena_helpers import queued_match
 from web.bots.models import Bot, VersionStatus
-from web.matches.models import Match
+from web.matches.models import Match, MatchKind
 from web.matches.privacy import WITHHELD
 from web.pipeline import running
 from web.sandbox import SandboxKind
@@ -90,3 +90,46 @@ def test_fault_details_are_the_owners_others_see_the_kind_and_where(
         download = viewer.get(f"/matches/{played.pk}/games/1/replay.json.gz")
         assert download.status_code == 200
         assert b"the secret of my crash" not in gzip.decompress(download.content)
+
+
+def test_a_rotations_replays_and_output_are_held_until_its_whole_deal_set_is_played(
+    user: User, staff: User, settings: object
+) -> None:
+    from web.matches.privacy import HELD_MESSAGE
+    from web.pipeline.ladder import create_deal_set
+
+    settings.MATCH_GAMES = 2  # type: ignore[attr-defined]
+    chatty = with_source(active_bot(owner=user, name="chatty"), CHATTY)
+    crasher = with_source(active_bot(owner=UserFactory(username="bob"), name="boom"), CRASHER)
+    first, second = create_deal_set(
+        "five-cucumbers", MatchKind.LADDER, [chatty, crasher], rated=True, send=False
+    )
+    assert running.run_match(first.pk, SandboxKind.PROCESS).result is running.RunResult.FINISHED
+    # The first rotation is played: its results are public, its cards not yet, for anyone.
+    for client in (Client(), logged_in(user), logged_in(staff)):
+        page = client.get(first.get_absolute_url())
+        text = page.content.decode()
+        assert page.status_code == 200 and html.escape(HELD_MESSAGE) in text
+        assert "data-replay-viewer" not in text and "my secret plan" not in text
+        assert "the secret of my crash" not in text
+        assert client.get(f"/matches/{first.pk}/games/1/replay.json.gz").status_code == 403
+        api = client.get(f"/api/matches/{first.pk}/games/1/replay/")
+        assert (api.status_code, api.json()["code"]) == (403, "replay_held")
+        data = api_match(client, first)
+        assert data["replays_held"] is True and data["rotation"] == 0
+        games = data["games"]
+        assert isinstance(games, list) and len(games) == 2
+        assert all(g["replay"] is None and g["outputs"] == {} for g in games)
+        assert any(g["faults"] for g in games)  # the crasher faulted
+        assert all(f["detail"] == WITHHELD for g in games for f in g["faults"])
+    # The last rotation is played: every rotation shows its replays, and the owner's output.
+    assert running.run_match(second.pk, SandboxKind.PROCESS).result is running.RunResult.FINISHED
+    for match in (first, second):
+        owner = logged_in(user)
+        text = owner.get(match.get_absolute_url()).content.decode()
+        assert "data-replay-viewer" in text and "my secret plan" in text
+        assert html.escape(HELD_MESSAGE) not in text
+        assert owner.get(f"/matches/{match.pk}/games/1/replay.json.gz").status_code == 200
+        data = api_match(Client(), match)
+        assert data["replays_held"] is False
+        assert Client().get(f"/api/matches/{match.pk}/games/1/replay/").status_code == 200

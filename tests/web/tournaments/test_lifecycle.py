@@ -55,12 +55,18 @@ def test_the_start_freezes_versions_and_queues_the_whole_schedule() -> None:
     entries = list(started.entries.select_related("bot"))
     assert all(e.version is not None and e.version == e.bot.active_version for e in entries)
     tables = list(started.tables.select_related("match"))
-    # Six entrants at tables of three: two tables a round, ceil(5 / 2) = 3 rounds.
-    assert [(t.round, t.table) for t in tables] == list(itertools.product((1, 2, 3), (1, 2)))
+    # Six entrants at tables of three: two tables a round, ceil(5 / 2) = 3 rounds; each
+    # table's deals once per seat rotation, one match per rotation.
+    assert [(t.round, t.table, t.rotation) for t in tables] == list(
+        itertools.product((1, 2, 3), (1, 2), (0, 1, 2))
+    )
     for table in tables:
         match = table.match
         assert (match.kind, match.rated, match.duplicate) == (MatchKind.TOURNAMENT, False, True)
-        assert match.games_planned == 2 * 3  # each deal once per seat rotation
+        assert (match.games_planned, match.rotation) == (2, table.rotation)  # deals_per_table
+        rotations = [t for t in tables if (t.round, t.table) == (table.round, table.table)]
+        assert {t.match.deal_set for t in rotations} == {match.deal_set} and match.deal_set
+        assert {t.match.seed for t in rotations} == {match.seed}
         participants = list(match.participants.order_by("index"))
         by_entry = {e.pk: e for e in entries}
         assert [p.version_id for p in participants] == [
@@ -70,7 +76,7 @@ def test_the_start_freezes_versions_and_queues_the_whole_schedule() -> None:
     assert queue_for(MatchKind.TOURNAMENT) == TOURNAMENT_QUEUE
     # Every entrant plays every round once.
     for number in (1, 2, 3):
-        seated = [e for t in tables if t.round == number for e in t.entries]
+        seated = [e for t in tables if t.round == number and t.rotation == 0 for e in t.entries]
         assert sorted(seated) == sorted(e.pk for e in entries)
 
 
@@ -122,9 +128,13 @@ def test_beat_starts_what_is_due_and_a_last_failed_match_still_finishes_the_even
     assert advance() == {"started": 1, "finished": 0}
     tournament.refresh_from_db()
     assert tournament.status == TournamentStatus.RUNNING
-    (table,) = tournament.tables.all()
-    # The match fails for good (the arena gave up): the pipeline's signal ends the event.
-    assert fail(table.match_id, "gave up after 3 attempts")
+    *played, last = tournament.tables.all()  # the table's three rotations
+    for table in played:
+        assert fail(table.match_id, "gave up after 3 attempts")
+    tournament.refresh_from_db()
+    assert tournament.status == TournamentStatus.RUNNING
+    # The last match fails for good (the arena gave up): the pipeline's signal ends the event.
+    assert fail(last.match_id, "gave up after 3 attempts")
     tournament.refresh_from_db()
     assert tournament.status == TournamentStatus.FINISHED and tournament.finished_at is not None
     assert advance() == {"started": 0, "finished": 0}
@@ -148,7 +158,7 @@ def test_a_tournament_played_to_the_end_ranks_its_bots_by_strength() -> None:
     tournament.refresh_from_db()
     assert tournament.status == TournamentStatus.FINISHED
     table = standings(tournament)
-    assert (table.matches_done, table.matches_total) == (6, 6)
+    assert (table.matches_done, table.matches_total) == (18, 18)  # 6 tables, 3 rotations
     order = [row.entry.name.split("/")[1] for row in table.rows]
     assert order[0] == "heuristic-five-cucumbers"
     assert set(order[1:3]) == {"highest-five-cucumbers", "tall"}
@@ -176,6 +186,8 @@ def test_a_rated_tournament_moves_the_ladder() -> None:
     tournament = open_tournament(table_size_min=3, table_size_max=3, deals_per_table=1, rated=True)
     entered(tournament.pk, field_of(3))
     start(tournament.pk, send=False)
-    (table,) = tournament.tables.all()
-    assert run_match(table.match_id, SandboxKind.PROCESS).result is RunResult.FINISHED
-    assert RatingChange.objects.filter(match_id=table.match_id).count() == 3 * 3
+    tables = list(tournament.tables.all())
+    assert len(tables) == 3  # one deal, once per seat rotation: a match each
+    for table in tables:
+        assert run_match(table.match_id, SandboxKind.PROCESS).result is RunResult.FINISHED
+        assert RatingChange.objects.filter(match_id=table.match_id).count() == 1 * 3

@@ -26,7 +26,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def played_tournament() -> Tournament:
-    """Three bots at one table of three, one match of three deals played."""
+    """Three bots at one table of three, one deal played once per seat rotation (three
+    matches)."""
     tournament = open_tournament(name="Autumn open", deals_per_table=1)
     for name, source in [("ann", GOOD_BOT), ("bob", HIGHEST), ("cy", LOWEST)]:
         owner = UserFactory(username=name)
@@ -92,10 +93,10 @@ def test_a_played_event_shows_standings_head_to_head_and_its_matches(
     tournament = played_tournament()
     page = client.get(tournament.get_absolute_url())
     assertContains(page, "Final standings")
-    assertContains(page, "1 of 1 matches played")
+    assertContains(page, "3 of 3 matches played")  # one table, three rotations
     assertContains(page, "Head to head")
-    table = tournament.tables.get()
-    assertContains(page, f'href="/matches/{table.match_id}/"')
+    for table in tournament.tables.all():
+        assertContains(page, f'href="/matches/{table.match_id}/"')
     for name in ("ann/annbot", "bob/bobbot", "cy/cybot"):
         assertContains(page, name)
     assertNotContains(page, "data-live-match")  # finished: nothing to wait for
@@ -109,15 +110,18 @@ def test_the_api_lists_events_and_gives_one_with_standings_and_schedule(client: 
     assert [t["name"] for t in listed["results"]] == ["Autumn open"]
     assert listed["results"][0]["entrants"] == 3
     body = client.get(f"/api/tournaments/{tournament.pk}/").json()
-    assert body["status"] == "finished" and body["progress"] == "finished:1"
+    assert body["status"] == "finished" and body["progress"] == "finished:3"
     ranks = [row["rank"] for row in body["standings"]]
     assert len(ranks) == 3 and ranks[0] == 1 and ranks == sorted(ranks)
     row = body["standings"][0]
     assert set(row) >= {"score", "score_low", "score_high", "close_to_above", "games", "wins"}
     assert row["games"] == 3 and 0.0 <= row["score"] <= 1.0
-    (table,) = body["tables"]
-    assert (table["round"], table["table"], table["status"]) == (1, 1, "finished")
-    assert sorted(table["entries"]) == sorted(e["id"] for e in body["entries"])
+    tables = body["tables"]  # one table, one match per seat rotation of its deal
+    assert [(t["round"], t["table"], t["rotation"], t["status"]) for t in tables] == [
+        (1, 1, rotation, "finished") for rotation in (0, 1, 2)
+    ]
+    for table in tables:
+        assert sorted(table["entries"]) == sorted(e["id"] for e in body["entries"])
     assert all(e["version"] == 1 for e in body["entries"])
     pairs = {(h["entry"], h["opponent"]) for h in body["head_to_head"]}
     assert len(pairs) == 6  # three entrants, every ordered pair met
