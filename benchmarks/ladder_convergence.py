@@ -10,8 +10,10 @@ deals then cancel the luck of both the cards and the dice. The reference order i
 large local round robin's (``--reference-games`` four-player games with duplicate deals,
 printed with each bot's mean place). Each run is a simulated ladder of those four bots:
 tables of 2 to 4 seats drawn at random, matches of ``MATCH_GAMES`` (5) games played by the
-SDK's match loop with the in-process runner (plain deals, or duplicate deals rounded up to
-whole seat rotations, exactly as the platform plans them), rated game by game with the
+SDK's match loop with the in-process runner (plain deals; duplicate deals rounded up to whole
+seat rotations in one match, as the platform planned them before; or a deal set, one match
+of ``MATCH_GAMES`` deals per seat rotation, the sets' matches interleaved from a queue of
+``QUEUED``, as the platform plans them now), rated game by game with the
 platform's Elo (``arena.rating.EloSettings``: K 48 while provisional, then 16 shrinking
 like 1/sqrt(games) to 4). A run's figures: the number of rated
 games after which the Elo order first equals the reference order (Kendall tau = 1), the
@@ -36,7 +38,7 @@ import argparse
 import random
 import statistics
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -119,16 +121,58 @@ class Run:
     right_late: float
 
 
+#: How a run's tables play their deals: plain; duplicate deals with every rotation in one
+#: match (one set of bot processes: before deal sets); duplicate deals as the platform now
+#: plays them, a deal set (one match of ``MATCH_GAMES`` deals per seat rotation, fresh
+#: processes each), its matches queued together and played interleaved with other sets'.
+SCHEMES = ("plain", "one-match", "sets")
+#: Matches queued at once in the ``sets`` scheme (the ladder keeps about this many): the
+#: next match played is any of them, as with several workers taking from one queue.
+QUEUED = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Planned:
+    """One match of a simulated ladder: its bots, seed, game count and rotation."""
+
+    table: tuple[str, ...]
+    seed: int
+    games: int
+    duplicate: bool
+    rotation: int | None = None
+
+
+def planned_matches(scheme: str, seed: int, names: Sequence[str]) -> Iterator[Planned]:
+    """The matches of a run, in the order they are played."""
+    rng = random.Random(seed)
+    match = 0
+    pending: list[Planned] = []
+    while True:
+        match += 1
+        table = tuple(rng.sample(names, rng.randint(2, 4)))
+        match_seed = derive_seed("convergence", seed, match)
+        if scheme == "plain":
+            yield Planned(table, match_seed, MATCH_GAMES, False)
+        elif scheme == "one-match":
+            yield Planned(table, match_seed, duplicate_games(MATCH_GAMES, len(table)), True)
+        else:
+            pending += [
+                Planned(table, match_seed, MATCH_GAMES, True, rotation)
+                for rotation in range(len(table))
+            ]
+            while len(pending) >= QUEUED:
+                yield pending.pop(rng.randrange(len(pending)))
+
+
 def run_ladder(
     specs: dict[str, BotSpec],
     reference: Sequence[str],
-    duplicate: bool,
+    scheme: str,
     budget: int,
     seed: int,
     settings: EloSettings,
 ) -> Run:
     """One seeded ladder of the bots of ``specs`` for ``budget`` rated games."""
-    rng = random.Random(seed)
     rules = rules_for("five-cucumbers")
     names = tuple(reference)
     elo = dict.fromkeys(names, INITIAL_RATING)
@@ -137,20 +181,20 @@ def run_ladder(
     settled: int | None = None
     first: int | None = None
     late: list[bool] = []
-    match = 0
-    while games < budget:
-        match += 1
-        table = rng.sample(names, rng.randint(2, 4))
-        count = duplicate_games(MATCH_GAMES, len(table)) if duplicate else MATCH_GAMES
+    for planned in planned_matches(scheme, seed, names):
+        if games >= budget:
+            break
+        table = planned.table
         outcomes = list(
             play_match(
                 rules,
                 [specs[name] for name in table],
                 InProcessRunner(Limits()),
-                seed=derive_seed("convergence", seed, match),
-                game_numbers=range(1, count + 1),
+                seed=planned.seed,
+                game_numbers=range(1, planned.games + 1),
                 keep_replays=False,
-                duplicate=duplicate,
+                duplicate=planned.duplicate,
+                rotation=planned.rotation,
             )
         )
         placements = [[outcome.place_of_bot(i) for i in range(len(table))] for outcome in outcomes]
@@ -159,8 +203,8 @@ def run_ladder(
         )
         for i, bot in enumerate(table):
             elo[bot] = rated[-1].after[i]
-            played[bot] += count
-        games += count
+            played[bot] += planned.games
+        games += planned.games
         right = tuple(sorted(names, key=lambda b: -elo[b])) == names
         if right and first is None:
             first = games
@@ -206,11 +250,16 @@ def report(
         f" K {settings.provisional_k:g} for a bot's first {settings.provisional_games} games"
         f" then {settings.k:g} shrinking like 1/sqrt(games) to {settings.min_k:g}"
     )
-    for duplicate in (False, True):
+    labels = {
+        "plain": "plain deals                  ",
+        "one-match": "duplicate, one match (before)",
+        "sets": "duplicate, deal sets (now)   ",
+    }
+    for scheme in SCHEMES:
         results = [
-            run_ladder(specs, reference, duplicate, budget, seed, settings) for seed in range(runs)
+            run_ladder(specs, reference, scheme, budget, seed, settings) for seed in range(runs)
         ]
-        label = "duplicate deals" if duplicate else "plain deals    "
+        label = labels[scheme]
         never = budget + 1  # a run that never got there counts as beyond the budget
         first = statistics.median(r.first if r.first is not None else never for r in results)
         settled_runs = [r.settled if r.settled is not None else never for r in results]

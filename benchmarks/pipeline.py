@@ -2,11 +2,14 @@
 # (the Django project is imported from platform/ at run time, outside mypy's path)
 """Rated games per hour through the whole ladder pipeline on this machine.
 
-Four-bot tables of Five Cucumbers between the SDK's fast built-in bots (random, lowest,
-highest, heuristic: microseconds per move, so the figure is the pipeline's, not the bots'
-thinking), uploaded as files (the house bots), played in the Docker sandbox by a real arena
-worker (``python -m arena worker``, Redis broker) and recorded by the platform's worker
-(PostgreSQL, replays in file storage, ratings in the recording transaction). First a few
+Four-bot tables of Five Cucumbers with duplicate deals (the ladder's default: deal sets, one
+match of 5 deals per seat rotation; and, side by side, the one-process duplicate matches of
+before, 2 deals in 8 games, which let a bot remember deals) between the SDK's fast built-in
+bots (random, lowest, highest, heuristic: microseconds per move, so the figure is the
+pipeline's, not the bots' thinking), uploaded as files (the house bots), played in the
+Docker sandbox by a real arena worker (``python -m arena worker``, Redis broker) and
+recorded by the platform's worker (PostgreSQL, replays in file storage, ratings in the
+recording transaction). First a few
 matches in this process to see where the time goes (wall time per part of a match, CPU time
 per process family), then a batch through the workers for the throughput. The machine is
 shared: the load average is printed, since other work on it lowers the figure.
@@ -144,6 +147,7 @@ def breakdown(matches: int) -> None:
 
     totals: dict[str, float] = {}
     queued = queue_ladder_matches("five-cucumbers", matches, send=False)  # played here
+    matches = len(queued)  # whole deal sets
     before = cpu_sample()
     started = time.perf_counter()
     for match in queued:
@@ -220,10 +224,37 @@ def start_worker(argv: list[str], env: dict[str, str], log: Path) -> subprocess.
     return worker
 
 
-def throughput(matches: int, concurrency: int, env: dict[str, str], logs: Path) -> float:
+#: How the ladder's duplicate deals are played: ``sets``, each seat rotation a match of its
+#: own with fresh bot processes (the platform's way: no bot sees a deal twice); ``one-match``,
+#: every rotation in one match (before: a bot could remember deals), measured beside it.
+SCHEMES = ("sets", "one-match")
+
+
+def queue_matches(count: int, scheme: str) -> list[int]:
+    """About ``count`` ladder matches, sent: deal sets as the ladder queues them, or as many
+    one-process duplicate matches (4 seats: 2 deals, 8 games), which the platform no longer
+    plans and this benchmark makes by hand to compare."""
+    from web.matches.models import Match
+    from web.pipeline.dispatch import send_match
+    from web.pipeline.ladder import queue_ladder_matches
+
+    if scheme == "sets":
+        return [m.pk for m in queue_ladder_matches("five-cucumbers", count)]
+    from django.test import override_settings
+
+    with override_settings(LADDER_DUPLICATE=False):
+        ids = [m.pk for m in queue_ladder_matches("five-cucumbers", count, send=False)]
+    Match.objects.filter(pk__in=ids).update(duplicate=True, games_planned=8)
+    for match_id in ids:
+        send_match(match_id)
+    return ids
+
+
+def throughput(
+    matches: int, concurrency: int, env: dict[str, str], logs: Path, scheme: str = "sets"
+) -> float:
     from arena.worker import worker_environment
     from web.matches.models import Match, MatchStatus
-    from web.pipeline.ladder import queue_ladder_matches
 
     # As deployed: the platform's worker records reports; the arena worker, given only the
     # broker's and the sandbox's variables, serves validations (urgent) before the ladder.
@@ -236,7 +267,7 @@ def throughput(matches: int, concurrency: int, env: dict[str, str], logs: Path) 
     ]
     try:
         started = time.perf_counter()
-        ids = [m.pk for m in queue_ladder_matches("five-cucumbers", matches)]
+        ids = queue_matches(matches, scheme)
         upload_to_verdict(len(ids))  # inside the window: ~1% of its games, said in the docs
         while Match.objects.filter(pk__in=ids, status=MatchStatus.FINISHED).count() < len(ids):
             if Match.objects.filter(pk__in=ids, status=MatchStatus.FAILED).exists():
@@ -248,11 +279,12 @@ def throughput(matches: int, concurrency: int, env: dict[str, str], logs: Path) 
             worker.terminate()
         for worker in workers:
             worker.wait(timeout=30)
-    games = matches * 5
+    rows = Match.objects.filter(pk__in=ids)
+    games = sum(rows.values_list("games_planned", flat=True))
     per_hour = games / elapsed * 3600
     print(
-        f"through the workers (arena concurrency {concurrency}): {matches} matches, {games}"
-        f" rated games in {elapsed:.1f} s"
+        f"through the workers (arena concurrency {concurrency}, duplicate deals as {scheme}):"
+        f" {len(ids)} matches, {games} rated games in {elapsed:.1f} s"
     )
     return per_hour
 
@@ -288,18 +320,24 @@ def main() -> int:
         print(f"{playing} house bots on the Five Cucumbers ladder ({args.bots}), 4-bot tables")
         breakdown(args.breakdown_matches)
         rates = {}
-        for runtime in runtimes:
-            print(f"-- bot containers with the {runtime} runtime")
-            logs = Path(data_dir) / runtime
+        # Every runtime with deal sets (the platform's way); the first one also with the
+        # one-process duplicate matches of before, side by side.
+        runs = [(runtime, "sets") for runtime in runtimes] + [(runtimes[0], "one-match")]
+        for runtime, scheme in runs:
+            print(f"-- bot containers with the {runtime} runtime, duplicate deals as {scheme}")
+            logs = Path(data_dir) / f"{runtime}-{scheme}"
             logs.mkdir()
             with_runtime = {**env, "CUCUMBERS_SANDBOX_RUNTIME": runtime}
-            rates[runtime] = throughput(args.matches, args.concurrency, with_runtime, logs)
-        for runtime, per_hour in rates.items():
+            rates[(runtime, scheme)] = throughput(
+                args.matches, args.concurrency, with_runtime, logs, scheme
+            )
+        first = rates[(runtimes[0], "sets")]
+        for (runtime, scheme), per_hour in rates.items():
             verdict = "meets" if per_hour >= TARGET_PER_HOUR else "below"
             print(
-                f"rated games per hour, {runtime}: {per_hour:,.0f} ({verdict} the"
+                f"rated games per hour, {runtime}, {scheme}: {per_hour:,.0f} ({verdict} the"
                 f" {TARGET_PER_HOUR:,} target, {per_hour / TARGET_PER_HOUR:.2f}x;"
-                f" {per_hour / rates[runtimes[0]]:.2f}x of {runtimes[0]})"
+                f" {per_hour / first:.2f}x of {runtimes[0]} with deal sets)"
             )
         print(f"load average at the end: {load_average()}")
     finally:

@@ -247,10 +247,12 @@ def play_match(
     keep_replays: bool = True,
     player_info: Callable[[int], dict[str, Any]] | None = None,
     duplicate: bool = False,
+    rotation: int | None = None,
 ) -> Iterator[GameOutcome]:
     """Start the bots once, then play the games ``game_numbers`` of the match with seed
     ``seed``, each with its deal and seating from :func:`game_plan` (``duplicate``: every
-    deal once per seat rotation). The runner is closed at the end (also on error).
+    deal once per seat rotation; with ``rotation``, only that rotation of each deal). The
+    runner is closed at the end (also on error).
 
     ``player_info(bot_index)`` may add keys to a bot's replay player entry (the arena adds
     the owner and version).
@@ -259,7 +261,7 @@ def play_match(
     with runner:
         clients = runner.start(specs)
         for number in game_numbers:
-            deal, bots = game_plan(seed, number, len(specs), duplicate)
+            deal, bots = game_plan(seed, number, len(specs), duplicate, rotation)
             players = []
             for seat, bot in enumerate(bots):
                 entry: dict[str, Any] = {"seat": seat, "name": specs[bot].name}
