@@ -1,22 +1,22 @@
-"""Fair scheduling on the ladder, per bot: how many matches each bot gets, its mix of table
+"""Fair scheduling on the ladder, per bot: how many tables each bot gets, its mix of table
 sizes, and its seats.
 
 A simulated ladder of 30 bots (27 within 1,000 Elo of each other, three far from everyone:
 400, 2,800 and 0), six with a new (provisional) version, ten owners of two bots each,
 planned by the ladder's own matchmaking (``arena.matchmaking.plan_tables``, tables of 2 to
-6, ten at a time as the top-up plans them) for 3,000 tables, each table a match of
-``MATCH_GAMES`` (5) games rounded up to whole seat rotations and seated by the SDK's
-``game_plan``, as the arena plays them. For every bot:
+6, ten at a time as the top-up plans them) for 3,000 tables, each table a deal set (one
+match of ``MATCH_GAMES`` (5) deals per seat rotation) seated by the SDK's ``game_plan``, as
+the arena plays them. For every bot:
 
-- its matches (the busiest against the least busy);
+- its tables (deal sets; the busiest against the least busy);
 - the share of its games at each table size: each size's lowest and highest share over the
   bots (a bot that is often the seed of its tables, one far from the others' ratings,
   would drift to whatever the seed draws, the middle of the ladder to the large tables it
   is asked to fill: matchmaking's size penalty and the seed's choice between two drawn
   sizes keep every bot near the ladder's mix);
 - its seats: the largest gap, over the seats of its tables, between the share of its games
-  in that seat and ``1 / table size``; with duplicate deals every block of games turns the
-  table by one seat, so each bot holds each seat exactly as often (gap 0), and plain games
+  in that seat and ``1 / table size``; with duplicate deals every rotation turns the table
+  by one seat, so each bot holds each seat exactly as often (gap 0), and plain games
   (shuffled seats) are shown beside it.
 
 Run: ``python benchmarks/ladder_fairness.py [--tables N] [--seed S]`` (also in ``make bench``).
@@ -30,7 +30,7 @@ import statistics
 from collections import Counter, defaultdict
 
 from arena.matchmaking import Candidate, MatchmakingSettings, plan_tables
-from cucumbers.match import duplicate_games, game_plan
+from cucumbers.match import game_plan
 
 SIZES = MatchmakingSettings(2, 6)
 MATCH_GAMES = 5
@@ -78,9 +78,14 @@ def plan(
             for bot in table:
                 played[bot] += 1
                 at[bot][len(table)] += 1
-                games[bot] += duplicate_games(MATCH_GAMES, len(table))
+                games[bot] += set_games(len(table))
         tables += batch
     return tables
+
+
+def set_games(seats: int) -> int:
+    """The games of a table's deal set: ``MATCH_GAMES`` deals, once per seat rotation."""
+    return MATCH_GAMES * seats
 
 
 def seat_gaps(tables: list[list[int]], duplicate: bool, seed: int) -> dict[int, float]:
@@ -88,9 +93,16 @@ def seat_gaps(tables: list[list[int]], duplicate: bool, seed: int) -> dict[int, 
     seats: dict[int, Counter[tuple[int, int]]] = defaultdict(Counter)  # bot -> (size, seat)
     for number, table in enumerate(tables):
         n = len(table)
-        games = duplicate_games(MATCH_GAMES, n) if duplicate else MATCH_GAMES
-        for game in range(1, games + 1):
-            _, seating = game_plan(seed + number, game, n, duplicate=duplicate)
+        plans = (
+            [
+                game_plan(seed + number, game, n, True, rotation)
+                for rotation in range(n)
+                for game in range(1, MATCH_GAMES + 1)
+            ]
+            if duplicate
+            else [game_plan(seed + number, game, n) for game in range(1, MATCH_GAMES + 1)]
+        )
+        for _, seating in plans:
             for seat, index in enumerate(seating):
                 seats[table[index]][(n, seat)] += 1
     gaps = {}
@@ -117,7 +129,7 @@ def main() -> None:
     games_at: dict[int, Counter[int]] = defaultdict(Counter)
     for table in tables:
         for bot in table:
-            games_at[bot][len(table)] += duplicate_games(MATCH_GAMES, len(table))
+            games_at[bot][len(table)] += set_games(len(table))
     sizes = range(SIZES.min_players, SIZES.max_players + 1)
     duplicate_gaps = seat_gaps(tables, True, args.seed)
     plain_gaps = seat_gaps(tables, False, args.seed)
@@ -131,7 +143,7 @@ def main() -> None:
         f" {SIZES.min_players}-{SIZES.max_players}, seed {args.seed}"
     )
     print(
-        f"  matches per bot: {min(matches.values())} to {max(matches.values())}"
+        f"  tables (deal sets) per bot: {min(matches.values())} to {max(matches.values())}"
         f" (busiest / least busy = {max(matches.values()) / min(matches.values()):.2f});"
         f" tables seating two bots of one owner: {same_owner}"
     )

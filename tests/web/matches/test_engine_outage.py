@@ -44,6 +44,7 @@ def test_a_match_worker_without_an_engine_stops_at_once_naming_it(tmp_path: Path
 def test_a_worker_whose_engine_goes_away_pauses_and_resumes_without_burning_attempts(
     tmp_path: Path, settings: object
 ) -> None:
+    settings.LADDER_DUPLICATE = False  # type: ignore[attr-defined]  (one match, not a set)
     require_redis()
     require_sandbox()
     settings.MATCH_GAMES = 1  # type: ignore[attr-defined]
@@ -85,6 +86,7 @@ def test_a_worker_whose_engine_goes_away_pauses_and_resumes_without_burning_atte
 def test_an_engine_lost_mid_match_is_retried_and_never_charged_to_a_bot(
     tmp_path: Path, settings: object
 ) -> None:
+    settings.LADDER_DUPLICATE = False  # type: ignore[attr-defined]  (one match, not a set)
     require_redis()
     require_sandbox()
     settings.MATCH_GAMES = 200  # type: ignore[attr-defined]  long enough to cut in the middle
