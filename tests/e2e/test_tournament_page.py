@@ -56,12 +56,12 @@ def test_a_running_tournament_page_refreshes_itself_as_matches_finish(
     field(tournament)
     start(tournament.pk, send=False)
     page.goto(f"{live_server.url}/tournaments/{tournament.pk}/")
-    assert "0 of 6 matches played" in page.locator("#standings").inner_text()
+    assert "0 of 18 matches played" in page.locator("#standings").inner_text()
     first = tournament.tables.order_by("round", "table").first()
     assert first is not None
     run_match(first.match_id, SandboxKind.PROCESS)
     # The page's own poll of the API sees one more match played and reloads: no F5.
-    page.locator("#standings", has_text="1 of 6 matches played").wait_for(timeout=30_000)
+    page.locator("#standings", has_text="1 of 18 matches played").wait_for(timeout=30_000)
 
 
 def test_the_final_standings_read_on_a_desktop_and_a_phone(page: Any, live_server: Any) -> None:

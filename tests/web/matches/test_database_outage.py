@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from cucumbers.match import duplicate_games
 from tests.relay import TcpRelay
 from tests.web.matches.arena_helpers import assert_history_consistent, make_active
 from tests.web.matches.celery_worker import (
@@ -83,8 +82,8 @@ def test_reports_sent_while_the_database_is_away_are_recorded_once_it_is_back(
     for match in matches:
         match.refresh_from_db()
         seats = match.participants.count()
-        games = duplicate_games(2, seats)  # whole seat rotations of duplicate deals
-        assert (match.attempts, match.games.count()) == (1, games)
+        games = match.games_planned  # 2: one rotation of a deal set, 2 deals
+        assert (games, match.attempts, match.games.count()) == (2, 1, games)
         assert RatingChange.objects.filter(match=match).count() == seats * games
     assert "OperationalError" in platform_log.read_text(errors="replace")
     assert_history_consistent(list(Bot.objects.all()))
