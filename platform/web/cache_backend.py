@@ -26,6 +26,11 @@ KEY_PREFIX = "cache"
 #: A Redis that does not answer must not hold a request up (throttles fail open, and
 #: web/caching.py steps around it).
 SOCKET_TIMEOUT_SECONDS = 1
+#: The Redis commands the site's cache sends (Django's RedisCache as the site uses it:
+#: get, set, add, delete, incr; SELECT for a database other than 0): all a Redis ACL user
+#: for the cache needs, on the keys ``cache:*`` (docs/platform.md). FLUSHDB (cache.clear())
+#: is for the tests only; the site never empties its cache.
+SITE_CACHE_COMMANDS = ("select", "get", "set", "del", "exists", "incrby")
 #: The redis-py default port and database, for comparing URLs that leave them out.
 _DEFAULT_PORT = 6379
 _DEFAULT_DB = 0
