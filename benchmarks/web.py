@@ -52,7 +52,8 @@ from pipeline import SERVER, load_average  # noqa: E402
 from web_clients import Page, fetch, run_clients, table  # noqa: E402
 from web_fill import MATCHES, fill  # noqa: E402
 
-REDIS_URL = "redis://127.0.0.1:6379/10"
+#: The site's cache (nothing here uses the broker: no match is played).
+CACHE_URL = "redis://127.0.0.1:6379/10"
 TARGET_MS = 100.0
 HOST = "127.0.0.1"
 LISTED_PAGES = 170  # 8,500 listed Five Cucumbers bots at 50 a page
@@ -74,7 +75,7 @@ def environment(database: str, data_dir: str, port: int) -> dict[str, str]:
         "SECURE_SSL_REDIRECT": "0",
         "SECURE_COOKIES": "0",
         "DATABASE_URL": f"{SERVER}/{database}",
-        "REDIS_URL": REDIS_URL,
+        "CACHE_URL": CACHE_URL,
         # All 50 visitors come from one address: the API's limits per address (120 and 600
         # a minute) would answer 429. A window of a second keeps each client's history in
         # Redis as short as a real visitor's; the throttles still count, as in production.
@@ -231,7 +232,7 @@ def main() -> int:
     port = free_port()
     env = environment(database, data_dir, port)
     server = None
-    cache = redis.Redis.from_url(REDIS_URL)
+    cache = redis.Redis.from_url(CACHE_URL)
     try:
         with psycopg.connect(f"{SERVER}/postgres", autocommit=True) as conn:
             conn.execute(f"CREATE DATABASE {database}")

@@ -3,7 +3,7 @@
 Safe for production by default: DEBUG is off unless ``DEBUG=1``, a secret key is then
 required, cookies are secure. The embedded defaults (SQLite and a Celery broker on the file
 system, both under ``DATA_DIR``) need no server; ``DATABASE_URL`` and ``REDIS_URL`` switch
-to PostgreSQL and Redis.
+to PostgreSQL and Redis, and ``CACHE_URL`` puts the cache in a Redis database of its own.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from arena.broker import MAINTENANCE_QUEUE, REPORT_TASK, REPORTS_QUEUE, STARTED_
 from arena.logs import FORMATS
 from cucumbers.viewer_html import VIEWER_DIR
 
+from .cache_backend import site_caches
 from .env import envbool, envchoice, envint, envlist, envstr
 
 PROJECT_DIR = Path(__file__).resolve().parent
@@ -130,7 +131,7 @@ AXES_RESET_ON_SUCCESS = True
 AXES_CLIENT_IP_CALLABLE = "web.accounts.addresses.client_ip"
 
 # --- What anyone may do without an account, per client address and hour (django-ratelimit,
-# counted in the cache: Redis when REDIS_URL is set). A class behind one NAT address shares
+# counted in the cache: Redis when CACHE_URL is set). A class behind one NAT address shares
 # these: raise them for such a site.
 SIGNUPS_PER_HOUR = envint("SIGNUPS_PER_HOUR", 10, minimum=1)
 PASSWORD_RESETS_PER_HOUR = envint("PASSWORD_RESETS_PER_HOUR", 5, minimum=1)
@@ -173,23 +174,20 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+#: The broker (Celery's, read again by BrokerSettings below). Every arena host can write
+#: to it, so the site keeps nothing of its own there: never its cache.
 REDIS_URL = envstr("REDIS_URL", "")
-if REDIS_URL:
-    CACHES = {
-        "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": REDIS_URL,
-            # A Redis that does not answer must not hold a request up (throttles fail open).
-            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
-        }
-    }
-else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+#: The site's cache (the API's rate limits, the abuse limits, the bot page's figures and
+#: charts, the match list's count): a Redis database of its own, with credentials arena
+#: hosts do not hold, storing JSON only (web/cache_backend.py); refused when it names the
+#: broker's database. Empty: each process's local memory (one process: make run).
+CACHE_URL = envstr("CACHE_URL", "")
+CACHES = site_caches(CACHE_URL, broker_url=REDIS_URL)
 # django-ratelimit knows memcached and django-redis by name, not Django's own RedisCache
-# (an atomic INCR all the same). Without REDIS_URL (make run: one web process) the local
+# (an atomic INCR all the same). Without CACHE_URL (make run: one web process) the local
 # memory cache counts per process, which is all a single-process server needs.
 SILENCED_SYSTEM_CHECKS = ["django_ratelimit.W001"]
-if not REDIS_URL:
+if not CACHE_URL:
     SILENCED_SYSTEM_CHECKS.append("django_ratelimit.E003")
 
 AUTH_PASSWORD_VALIDATORS = [

@@ -147,6 +147,26 @@ def test_the_example_lists_every_setting() -> None:
     assert not missing, f"deploy/production.env.example lacks {sorted(missing)}"
 
 
+def test_the_example_never_puts_the_sites_cache_in_the_brokers_database() -> None:
+    """The cache is off the broker (issue 25): the example leaves CACHE_URL empty (each
+    process's memory) and suggests a database and a Redis user of its own, which the
+    settings accept beside the example's REDIS_URL; the platform's services read it from the
+    env file, as every setting."""
+    from web.cache_backend import site_caches
+
+    text = ENV_EXAMPLE.read_text()
+    assert env_example()["CACHE_URL"] == ""
+    suggested = re.findall(r"^#\s+CACHE_URL=(\S+)$", text, re.MULTILINE)
+    assert suggested == ["redis://site:PASSWORD@redis:6379/1"]
+    broker = env_example()["REDIS_URL"]
+    cache = site_caches(suggested[0], broker_url=broker)["default"]
+    assert cache["LOCATION"] == suggested[0] and cache["KEY_PREFIX"] == "cache"
+    services = compose()["services"]
+    for name in PLATFORM_SERVICES:
+        assert services[name]["env_file"] == "${ARENA_ENV_FILE:-deploy/production.env}", name
+    assert "CACHE_URL" not in COMPOSE.read_text()  # nothing inline overrides the env file
+
+
 def test_the_dockerfile_builds_the_platform_image() -> None:
     text = DOCKERFILE.read_text()
     instructions = [
@@ -330,8 +350,13 @@ def test_the_broker_url_carries_a_password_and_checked_tls(
         assert connection.ssl == {"ssl_cert_reqs": ssl.CERT_REQUIRED}
     else:
         assert not connection.ssl
-    # The platform's cache (Django's RedisCache) reads REDIS_URL with redis-py.
-    pool = redis.ConnectionPool.from_url(url)
+    # The site's cache (Django's RedisCache) hands CACHE_URL, given as such URLs are, whole
+    # to redis-py, which reads the password and TLS from it alike.
+    from web.cache_backend import site_caches
+
+    location = site_caches(url, broker_url="redis://another-host:6379/0")["default"]["LOCATION"]
+    assert location == url
+    pool = redis.ConnectionPool.from_url(location)
     assert pool.connection_kwargs["password"] == password
     assert (pool.connection_class is redis.SSLConnection) is tls
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -54,6 +55,7 @@ def test_list_settings_drop_blanks_and_choice_settings_refuse_an_unknown_value(
 def scrubbed_environment() -> dict[str, str]:
     """This process's environment without the settings the test suite sets."""
     scrub = {"DEBUG", "SECRET_KEY", "DATABASE_URL", "REDIS_URL", "SANDBOX", "SECURE_SSL_REDIRECT"}
+    scrub |= {"CACHE_URL"}
     scrub |= {"DJANGO_SETTINGS_MODULE", "DJANGO_ALLOW_ASYNC_UNSAFE"}
     clean = {k: v for k, v in os.environ.items() if k not in scrub}
     return {**clean, "PYTHONPATH": str(REPO / "platform")}
@@ -96,10 +98,16 @@ def test_production_speaks_https_only_by_default(tmp_path: Path) -> None:
     assert local.stdout.split() == ["False", "0"]
 
 
-def test_production_settings_pass_djangos_deploy_check(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "cache", [{}, {"CACHE_URL": "redis://site:pw@127.0.0.1:6379/1"}], ids=["memory", "redis"]
+)
+def test_production_settings_pass_djangos_deploy_check(
+    tmp_path: Path, cache: dict[str, str]
+) -> None:
     """``manage.py check --deploy`` with the production example's values finds nothing but
     the two choices left to the operator on purpose: HSTS for subdomains (they may be other
-    people's sites) and the browsers' preload list (hard to leave)."""
+    people's sites) and the browsers' preload list (hard to leave). With the cache in
+    Redis or in memory alike: django-ratelimit's checks follow ``CACHE_URL``."""
     result = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "ERROR"],
         cwd=REPO,
@@ -111,6 +119,7 @@ def test_production_settings_pass_djangos_deploy_check(tmp_path: Path) -> None:
             "DATA_DIR": str(tmp_path),
             "ALLOWED_HOSTS": "arena.example.org",
             "REDIS_URL": "redis://127.0.0.1:6379/0",
+            **cache,
         },
     )
     assert result.returncode == 0, result.stderr
@@ -143,3 +152,86 @@ def test_the_test_suite_runs_on_postgresql() -> None:
     from django.conf import settings
 
     assert settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
+
+
+# --- The site's cache: never the broker (issue 25) -----------------------------------------
+
+CACHE_PROBE = (
+    "import json, web.settings as s; c = s.CACHES['default'];"
+    " print(json.dumps([c['BACKEND'], c.get('LOCATION'), c['KEY_PREFIX'],"
+    " c.get('OPTIONS', {}).get('serializer'), s.SILENCED_SYSTEM_CHECKS]))"
+)
+
+
+def cache_settings(tmp_path: Path, **env: str) -> list[object]:
+    result = run_probe(CACHE_PROBE, SECRET_KEY="s", DATA_DIR=str(tmp_path), **env)
+    assert result.returncode == 0, result.stderr
+    loaded: list[object] = json.loads(result.stdout)
+    return loaded
+
+
+def test_the_broker_is_never_the_cache(tmp_path: Path) -> None:
+    memory = cache_settings(tmp_path, REDIS_URL="redis://redis:6379/0")
+    assert memory[:4] == ["django.core.cache.backends.locmem.LocMemCache", None, "cache", None]
+    # Local memory is not shared between processes: django-ratelimit would say so.
+    assert memory[4] == ["django_ratelimit.W001", "django_ratelimit.E003"]
+
+
+def test_cache_url_puts_the_cache_in_its_own_redis_database_as_json(tmp_path: Path) -> None:
+    url = "redis://site:pw@redis:6379/1"
+    assert cache_settings(tmp_path, REDIS_URL="redis://redis:6379/0", CACHE_URL=url) == [
+        "django.core.cache.backends.redis.RedisCache",
+        url,
+        "cache",
+        "web.cache_backend.JsonSerializer",
+        ["django_ratelimit.W001"],
+    ]
+    # Without a broker URL (make run's filesystem broker) there is nothing to collide with.
+    assert cache_settings(tmp_path, CACHE_URL=url)[0] == (
+        "django.core.cache.backends.redis.RedisCache"
+    )
+
+
+@pytest.mark.parametrize(
+    ("broker", "cache"),
+    [
+        ("redis://redis:6379/0", "redis://redis:6379/0"),
+        # The same server and database, spelled otherwise: another user, the default port,
+        # the default database, the database as a parameter, TLS, the host's case.
+        ("redis://:broker-pw@redis:6379/0", "redis://site:s3cret@redis/0"),
+        ("redis://redis:6379/0", "redis://redis:6379"),
+        ("rediss://:broker-pw@Broker.example:6380/2", "rediss://broker.example:6380?db=2"),
+        ("unix:///run/redis.sock?db=1", "unix:///run/redis.sock?db=1"),
+        # One of several cache servers (read replicas) is the broker's database.
+        ("redis://redis:6379/0", "redis://replica:6379/1,redis://redis:6379/0"),
+    ],
+)
+def test_a_cache_in_the_brokers_database_stops_the_start(
+    tmp_path: Path, broker: str, cache: str
+) -> None:
+    result = run_probe(
+        CACHE_PROBE, SECRET_KEY="s", DATA_DIR=str(tmp_path), REDIS_URL=broker, CACHE_URL=cache
+    )
+    assert result.returncode != 0
+    assert "ImproperlyConfigured: CACHE_URL names the broker's Redis database" in result.stderr
+    assert "s3cret" not in result.stderr and "broker-pw" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("broker", "cache"),
+    [
+        ("redis://redis:6379/0", "redis://redis:6379/1"),
+        ("redis://redis:6379/0", "redis://cache:6379/0"),
+        ("redis://redis:6379/0", "redis://redis:6380/0"),
+    ],
+)
+def test_another_database_or_server_is_accepted(tmp_path: Path, broker: str, cache: str) -> None:
+    assert cache_settings(tmp_path, REDIS_URL=broker, CACHE_URL=cache)[1] == cache
+
+
+def test_a_cache_url_that_is_not_redis_stops_the_start(tmp_path: Path) -> None:
+    result = run_probe(
+        CACHE_PROBE, SECRET_KEY="s", DATA_DIR=str(tmp_path), CACHE_URL="memcached://pw@m:11211"
+    )
+    assert result.returncode != 0
+    assert "ImproperlyConfigured: CACHE_URL is not a Redis URL" in result.stderr

@@ -55,7 +55,7 @@ class HeadToHeadSerializer(serializers.Serializer[Any]):
     )
 
     def get_name(self, row: Any) -> str | None:
-        return str(row.opponent) if row.opponent is not None else None
+        return row.opponent_name  # type: ignore[no-any-return]
 
 
 class BotStatsSerializer(serializers.Serializer[Mapping[str, object]]):

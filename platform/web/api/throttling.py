@@ -1,7 +1,8 @@
 """The API's rate limits, counted in the cache (Redis in production), that fail open: when
 the cache cannot be reached, requests are let through (and the outage logged) instead of
 every API request answering 500. The limits guard against floods, not against a cache that
-is down; the uploads' own quota is counted in the database and still holds."""
+is down; the uploads' own quota is counted in the database and still holds. A history the
+cache holds that is not JSON (web/cache_backend.py refuses it) is counted afresh."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import time
 from typing import TYPE_CHECKING
 
 from rest_framework.throttling import AnonRateThrottle, SimpleRateThrottle, UserRateThrottle
+
+from web.cache_backend import UnreadableCacheValue
 
 if TYPE_CHECKING:  # DRF imports its throttles from rest_framework.views: no cycle at run time
     from rest_framework.request import Request
@@ -28,7 +31,13 @@ class FailOpen(SimpleRateThrottle):
     def allow_request(self, request: Request, view: APIView) -> bool:
         global _last_logged
         try:
-            return super().allow_request(request, view)
+            try:
+                return super().allow_request(request, view)
+            except UnreadableCacheValue as error:
+                # Never written by the site: dropped, and this request counted afresh.
+                logger.warning("rate limit history refused (%s): %s", self.key, error)
+                self.cache.delete(self.key)
+                return super().allow_request(request, view)
         except Exception as error:  # redis.ConnectionError, TimeoutError, ...
             now = time.monotonic()
             if now - _last_logged >= LOG_EVERY_SECONDS:

@@ -15,7 +15,7 @@ from django.utils.functional import cached_property
 
 from cucumbers.replay import dumps_replay, gzip_bytes
 from web.bots.models import Bot, Game
-from web.caching import remembered
+from web.caching import COUNT, remembered
 from web.pipeline.status import place_in_queue
 
 from .access import visible_matches
@@ -45,7 +45,7 @@ class CountKeptPaginator(_MatchPaginator):
 
     @cached_property
     def count(self) -> int:
-        return remembered(self.key, MATCH_COUNT_SECONDS, self.matches.count)
+        return remembered(self.key, MATCH_COUNT_SECONDS, self.matches.count, COUNT)
 
 
 def viewer_kind(user: AbstractBaseUser | AnonymousUser) -> str:

@@ -86,7 +86,8 @@ class HeadToHead:
     games: int
     above: int  # games where the bot placed above the opponent
     place_difference: float  # mean of (opponent's place − bot's place): > 0, the bot ahead
-    opponent: Bot | None = field(default=None, compare=False)
+    #: "owner/name" of the opponent; None: deleted, or not looked up yet.
+    opponent_name: str | None = field(default=None, compare=False)
 
     @property
     def above_share(self) -> float:
@@ -203,6 +204,10 @@ def games_as_bots(
 # --- the database ---------------------------------------------------------------------
 
 
+def _name(bot: Bot | None) -> str | None:
+    return None if bot is None else str(bot)
+
+
 def _rated_matches(bot: Bot) -> QuerySet[Participant, Mapping[str, object]]:
 
     return Participant.objects.filter(
@@ -242,5 +247,5 @@ def bot_stats(
     return BotStats(
         elo_history(rating_points(history), elo_points),
         placement_distribution(places_of(bot.pk, games)),
-        [replace(r, opponent=named.get(r.opponent_id)) for r in rivals],
+        [replace(r, opponent_name=_name(named.get(r.opponent_id))) for r in rivals],
     )

@@ -39,9 +39,9 @@ def test_the_stats_of_a_known_history(trio: list[Bot]) -> None:
         (3, 1500),
     ]
     assert stats.placements == [Placements(2, (0, 1)), Placements(3, (1, 1, 0))]
-    assert [(h.opponent, h.games, h.above) for h in stats.head_to_head] == [
-        (bea, 3, 1),
-        (cid, 2, 2),
+    assert [(h.opponent_name, h.games, h.above) for h in stats.head_to_head] == [
+        (str(bea), 3, 1),
+        (str(cid), 2, 2),
     ]
     assert stats.head_to_head[0] == HeadToHead(bea.pk, 3, 1, pytest.approx(-1 / 3))  # type: ignore[arg-type]
     assert stats.head_to_head[1].place_difference == 1.5  # (3 − 1 + 3 − 2) / 2
