@@ -1,5 +1,7 @@
 """``python -m arena``: the arena's command line.
 
+- ``keygen --out PATH``: a new Ed25519 key pair for signing (the platform's, or an arena
+  host's): the private key in PATH (0600), the public key in PATH.pub, printed.
 - ``image [--base auto|registry|offline] [--force] [--prune]``: build (or reuse) the sandbox
   image of this tree; ``--prune`` then removes other trees' sandbox images no container uses.
 - ``match BOT BOT... [--sandbox docker|process|none] ...``: play a match exactly as the
@@ -70,7 +72,7 @@ def cmd_reap(args: argparse.Namespace) -> int:
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
-    from .worker import SANDBOXES, WorkerConfig, run_worker
+    from .worker import SANDBOXES, WorkerConfig, WorkerKeys, WorkerKeysError, run_worker
 
     sandbox = args.sandbox or os.environ.get("SANDBOX", "").strip() or "docker"
     if sandbox not in SANDBOXES:
@@ -84,8 +86,17 @@ def cmd_worker(args: argparse.Namespace) -> int:
     except (BrokerSettingsError, SettingsError, ValueError) as error:
         print(f"arena: error: {error}", file=sys.stderr)
         return 2
+    try:
+        keys = WorkerKeys.from_env()  # last: a worker without its keys never starts
+    except WorkerKeysError as error:
+        print(f"arena: error: {error}", file=sys.stderr)
+        return 2
     config = WorkerConfig(
-        name=args.name, sandbox=sandbox, staging_dir=limits.staging_dir, runtime=limits.runtime
+        name=args.name,
+        sandbox=sandbox,
+        staging_dir=limits.staging_dir,
+        runtime=limits.runtime,
+        keys=keys,
     )
     console = logging.StreamHandler()
     console.setFormatter(formatter(kind, "[%(asctime)s: %(levelname)s/arena] %(message)s"))
@@ -96,6 +107,18 @@ def cmd_worker(args: argparse.Namespace) -> int:
         )
     except EngineUnavailable:
         return 1  # logged, naming the engine
+    return 0
+
+
+def cmd_keygen(args: argparse.Namespace) -> int:
+    from .signing import write_key_pair
+
+    try:
+        line = write_key_pair(args.out)
+    except (FileExistsError, OSError) as error:
+        print(f"arena: error: {error}", file=sys.stderr)
+        return 1
+    print(line)
     return 0
 
 
@@ -131,6 +154,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="then remove other trees' sandbox images that no container uses",
     )
     image.set_defaults(run=cmd_image)
+
+    keygen = commands.add_parser(
+        "keygen",
+        help="make a signing key pair (the platform's, or an arena host's)",
+        description="Writes a new Ed25519 private key to PATH (PEM PKCS#8, mode 0600) and its"
+        " public key to PATH.pub (one line, ed25519:<base64>), and prints the public key."
+        " Refuses to overwrite either file.",
+    )
+    keygen.add_argument("--out", required=True, metavar="PATH", help="the private key's file")
+    keygen.set_defaults(run=cmd_keygen)
 
     match = commands.add_parser("match", help="play a match as the workers do")
     add_match_arguments(match, ["docker", "process", "none"])

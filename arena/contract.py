@@ -10,6 +10,10 @@ A job carries each seat's whole source (bots are small files, capped at upload) 
 SHA-256, which the worker checks before it plays: the worker needs no storage credentials,
 and a job cannot be played with a source other than the one the platform queued.
 
+A job, a ``started`` message and a report travel signed (:mod:`arena.signing`): the job by
+the platform, the others by the arena host that played it. The attempt id is no secret: it
+names the attempt, and the signatures say who speaks.
+
 A report's faults say by a field, never by their wording, whether the bot or the
 infrastructure caused them; a report whose ``status`` is ``infrastructure_error`` counts for
 nothing (the platform retries the match) and charges no bot.
@@ -262,8 +266,13 @@ class Timings(_Message):
     sandbox_stop: Annotated[float, Field(ge=0)] = 0.0
 
 
+Digest = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
+
+
 class MatchReport(_Message):
-    """What happened to a job: ``worker`` and ``sandbox`` say who played it and how."""
+    """What happened to a job: ``worker`` and ``sandbox`` say who played it and how.
+    ``sources``: per seat, the SHA-256 of the file the worker staged and played (None for a
+    built-in), computed from what it wrote, for the platform to compare with the job's."""
 
     schema_: Literal["cucumbers-match-report/1"] = Field(REPORT_SCHEMA, alias="schema")
     match: Annotated[int, Field(ge=1)]
@@ -273,6 +282,7 @@ class MatchReport(_Message):
     status: ReportStatus
     reason: Annotated[str, Field(max_length=2000)] = ""
     games: tuple[GameReport, ...] = ()
+    sources: tuple[Digest | None, ...] = ()
     timings: Timings = Timings()
 
     model_config = ConfigDict(strict=True, extra="forbid", frozen=True, populate_by_name=True)

@@ -15,10 +15,12 @@ the author's file name, so a crash detail names the author's file.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from time import perf_counter
 
@@ -33,8 +35,17 @@ from .sandbox.container import staging_prefix
 from .sandbox.labels import RunnerIdentity
 
 
+@dataclass(frozen=True, slots=True)
+class Staged:
+    """The seats as staged: ``specs`` for the runner, and per seat the SHA-256 of the file
+    written (None for a built-in), which the report carries."""
+
+    specs: list[BotSpec]
+    sources: tuple[str | None, ...]
+
+
 @contextmanager
-def staged_sources(job: MatchJob, staging_dir: str | None = None) -> Iterator[list[BotSpec]]:
+def staged_sources(job: MatchJob, staging_dir: str | None = None) -> Iterator[Staged]:
     """Each seat as a :class:`BotSpec`: built-ins by name, sources as private files named
     as their authors named them; the files are removed at the end."""
     folder = tempfile.mkdtemp(
@@ -42,9 +53,11 @@ def staged_sources(job: MatchJob, staging_dir: str | None = None) -> Iterator[li
     )
     try:
         specs = []
+        sources: list[str | None] = []
         for index, seat in enumerate(job.seats):
             if seat.source is None:
                 specs.append(BotSpec(f"builtin:{seat.builtin}", seat.name))
+                sources.append(None)
                 continue
             seat_dir = Path(folder) / f"seat{index}"
             seat_dir.mkdir(mode=0o700)
@@ -52,8 +65,10 @@ def staged_sources(job: MatchJob, staging_dir: str | None = None) -> Iterator[li
             descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(descriptor, "w", encoding="utf-8") as file:
                 file.write(seat.source)
+            # The digest of what is on disk, as the bot will load it, not of the job's text.
+            sources.append(hashlib.sha256(path.read_bytes()).hexdigest())
             specs.append(BotSpec(str(path), seat.name))
-        yield specs
+        yield Staged(specs, tuple(sources))
     finally:
         remove_tree(folder)
 
@@ -80,6 +95,7 @@ def play_job(
     rules = rules_for(job.game)
     outcomes: list[GameOutcome] = []
     timings: dict[str, float] = {}
+    staged_digests: tuple[str | None, ...] = ()
 
     def report(status: ReportStatus, reason: str = "") -> MatchReport:
         return MatchReport(
@@ -92,11 +108,13 @@ def play_job(
             games=tuple(GameReport.of(o) for o in outcomes)
             if status is ReportStatus.PLAYED
             else (),
+            sources=staged_digests if status is ReportStatus.PLAYED else (),
             timings=Timings(**timings),
         )
 
     try:
-        with staged_sources(job, staging_dir) as specs:
+        with staged_sources(job, staging_dir) as staged:
+            specs, staged_digests = staged.specs, staged.sources
             runner = make_runner(runner_name, job.limits.limits())
             with runner:
                 started = perf_counter()

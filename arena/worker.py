@@ -6,11 +6,16 @@ It needs the broker and a Docker engine, and nothing else: no database, no secre
 storage credentials, no Django. Its settings are ``REDIS_URL`` (or ``CUCUMBERS_BROKER_DIR``
 for the local filesystem broker), the broker's ``CELERY_VISIBILITY_TIMEOUT`` and
 ``CELERY_RESTORE_INTERVAL``, the sandbox's ``CUCUMBERS_SANDBOX_*`` limits, ``SANDBOX``
-(``docker``, or ``process`` explicitly, for local use only) and its name.
+(``docker``, or ``process`` explicitly, for local use only), its name, and its keys
+(:class:`WorkerKeys`): the platform's public key, to check every job before it plays it,
+and this arena host's private key and name, to sign what it sends back.
 
-Fail closed: with Docker, a worker whose engine does not answer at start exits non-zero
-with a message naming the engine; one whose engine goes away pauses its queues until it is
-back (:mod:`arena.engine_watch`); a match in flight then ends as an infrastructure error,
+Fail closed: without its keys a worker does not start (exit status 2, naming the variable);
+a job that is not signed by the platform's key is refused, logged, acknowledged and
+dropped: never played, and no report (nothing of its attempt can be trusted). With
+Docker, a worker whose engine does not answer at start exits non-zero with a message naming
+the engine; one whose engine goes away pauses its queues until it is back
+(:mod:`arena.engine_watch`); a match in flight then ends as an infrastructure error,
 retried by the platform, never charged to a bot and never played elsewhere.
 """
 
@@ -19,15 +24,17 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import os
 import socket
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from celery import Celery
 from celery.exceptions import Reject
 from celery.signals import after_setup_logger, after_setup_task_logger
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from .broker import (
     DELIVERY,
@@ -50,8 +57,21 @@ from .contract import (
 from .engine_watch import PING_SECONDS, EngineUnavailable, EngineWatch, require_engine
 from .logs import log_format, use_json_on
 from .playing import play_job
+from .signing import (
+    PLATFORM_SIGNER,
+    KeyFileError,
+    Purpose,
+    SignatureError,
+    Signer,
+    claimed,
+    load_private_key,
+    load_public_key_file,
+    open_envelope,
+    parse_public_key,
+)
 
 logger = logging.getLogger(__name__)
+_Key = TypeVar("_Key", Ed25519PrivateKey, Ed25519PublicKey)
 
 #: Runners a worker may play in: the sandbox, or (explicitly) the SDK's process runner.
 SANDBOXES = ("docker", "process")
@@ -77,6 +97,10 @@ WORKER_VARIABLES = (
     "DOCKER_TLS_VERIFY",
     "DOCKER_CERT_PATH",
     "LOG_FORMAT",
+    "ARENA_PLATFORM_KEY",
+    "ARENA_PLATFORM_KEY_FILE",
+    "ARENA_HOST_KEY_FILE",
+    "ARENA_HOST_NAME",
 )
 #: What any process needs to run.
 PROCESS_VARIABLES = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH")
@@ -94,6 +118,61 @@ def worker_environment(environ: Mapping[str, str]) -> dict[str, str]:
     }
 
 
+class WorkerKeysError(ValueError):
+    """A key setting of the worker that is missing or cannot be used; names the variable."""
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerKeys:
+    """The platform's public key (jobs must be signed with it) and this arena host's
+    signer (its name as the platform knows it, and its private key)."""
+
+    platform: Ed25519PublicKey
+    host: Signer
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> WorkerKeys:
+        """From ``ARENA_PLATFORM_KEY`` (``ed25519:...``) or ``ARENA_PLATFORM_KEY_FILE``,
+        ``ARENA_HOST_KEY_FILE`` and ``ARENA_HOST_NAME``; raises :class:`WorkerKeysError`."""
+        env = os.environ if environ is None else environ
+        inline = env.get("ARENA_PLATFORM_KEY", "").strip()
+        path = env.get("ARENA_PLATFORM_KEY_FILE", "").strip()
+        if inline and path:
+            raise WorkerKeysError(
+                "ARENA_PLATFORM_KEY and ARENA_PLATFORM_KEY_FILE are both set: set one"
+            )
+        if inline:
+            platform = _named(parse_public_key, inline, "ARENA_PLATFORM_KEY")
+        elif path:
+            platform = _named(load_public_key_file, path, "ARENA_PLATFORM_KEY_FILE")
+        else:
+            raise WorkerKeysError(
+                "ARENA_PLATFORM_KEY (or ARENA_PLATFORM_KEY_FILE) is not set: the platform's"
+                " public key, ed25519:..., without which no job can be trusted"
+            )
+        name = env.get("ARENA_HOST_NAME", "").strip()
+        if not name or len(name) > 100 or any(c.isspace() for c in name):
+            raise WorkerKeysError(
+                "ARENA_HOST_NAME is not set: this arena host's name as the platform knows it"
+                " (manage.py arena_host add NAME), 1 to 100 characters, no space"
+            )
+        key_file = env.get("ARENA_HOST_KEY_FILE", "").strip()
+        if not key_file:
+            raise WorkerKeysError(
+                "ARENA_HOST_KEY_FILE is not set: this arena host's private key"
+                " (python -m arena keygen --out PATH)"
+            )
+        host = Signer(name, _named(load_private_key, key_file, "ARENA_HOST_KEY_FILE"))
+        return cls(platform, host)
+
+
+def _named(load: Callable[[str], _Key], value: str, variable: str) -> _Key:
+    try:
+        return load(value)
+    except KeyFileError as error:
+        raise WorkerKeysError(f"{variable}: {error}") from None
+
+
 @dataclass(frozen=True, slots=True)
 class WorkerConfig:
     """Who this worker is and how it plays (set before the worker starts; its pool's
@@ -103,6 +182,7 @@ class WorkerConfig:
     sandbox: str = "docker"
     staging_dir: str | None = None
     runtime: str = "runc"
+    keys: WorkerKeys | None = None
 
 
 # No fixups: Celery would set Django up if DJANGO_SETTINGS_MODULE happened to be set. Not
@@ -131,6 +211,8 @@ def configure(config: WorkerConfig, broker: BrokerSettings) -> None:
     global _config
     if config.sandbox not in SANDBOXES:
         raise ValueError(f"SANDBOX={config.sandbox!r}: one of {', '.join(SANDBOXES)}")
+    if config.keys is None:
+        raise ValueError("a worker needs its keys (WorkerKeys.from_env)")
     _config = config
     app.conf.update(broker.celery())
 
@@ -141,21 +223,32 @@ def current_config() -> WorkerConfig:
 
 @app.task(name=PLAY_TASK)  # type: ignore[untyped-decorator]  # Celery is untyped
 def play(text: str) -> str:
-    """Play one job and send back what happened."""
+    """Play one job, if the platform signed it, and send back what happened."""
     config = current_config()
+    if config.keys is None:
+        logger.error("refused a job: this worker has no keys (start it with python -m arena)")
+        return "refused"
     try:
-        job = load_job(text)
+        _, body = open_envelope(text, Purpose.JOB, {PLATFORM_SIGNER: config.keys.platform})
+    except SignatureError as error:
+        # Not the platform's: whoever wrote it to the broker may have chosen its sources,
+        # match and attempt. Dropped (acknowledged), never played, nothing sent back.
+        logger.error("refused a job: %s (it claims %s)", error, claimed(text))
+        return "refused"
+    try:
+        job = load_job(body)
     except ContractError as error:
         # A site of another release, most likely: say so to the platform, which retries
         # the match (and fails it with this reason at its attempt cap).
         logger.error("cannot read a job: %s", error)
-        refused = _refusal(text, f"worker {config.name} cannot read this job: {error}")
+        refused = _refusal(body, f"worker {config.name} cannot read this job: {error}")
         if refused is not None:
-            send_back(REPORT_TASK, dump(refused))
+            send_back(REPORT_TASK, Purpose.REPORT, dump(refused))
         return "refused"
     logger.info("match %s attempt %s: playing (%s)", job.match, job.attempt, job.kind)
     send_back(
         STARTED_TASK,
+        Purpose.STARTED,
         dump(
             MatchStarted(
                 match=job.match, attempt=job.attempt, worker=config.name, sandbox=config.sandbox
@@ -163,14 +256,18 @@ def play(text: str) -> str:
         ),
     )
     report = play_job(job, config.sandbox, config.name, config.staging_dir)
-    send_back(REPORT_TASK, dump(report))
+    send_back(REPORT_TASK, Purpose.REPORT, dump(report))
     logger.info("match %s attempt %s: %s", job.match, job.attempt, report.status.value)
     return report.status.value
 
 
-def send_back(task: str, text: str) -> None:
-    """Send a message to the platform, retried while the broker does not answer; if it
-    never does, the job goes back to the queue (played again under the same attempt)."""
+def send_back(task: str, purpose: Purpose, body: str) -> None:
+    """Send a message to the platform, signed by this arena host, retried while the broker
+    does not answer; if it never does, the job goes back to the queue (played again under
+    the same attempt)."""
+    keys = current_config().keys
+    assert keys is not None  # play() refuses jobs before this without keys
+    text = keys.host.seal(purpose, body)
     try:
         app.send_task(
             task, args=[text], queue=REPORTS_QUEUE, retry=True, retry_policy=SEND_RETRY_POLICY

@@ -39,8 +39,17 @@ TARGET_PER_HOUR = 20_000
 FAST_BUILTINS = ("random", "lowest", "highest", "heuristic")
 
 
+#: The name the benchmark's arena worker signs its reports with.
+ARENA_HOST = "bench-arena"
+
+
 def environment(data_dir: str, database: str = DB_NAME) -> dict[str, str]:
+    from arena.signing import ensure_key_pair
+
+    signing_key = str(Path(data_dir) / "keys" / "platform")
+    ensure_key_pair(signing_key)
     return {
+        "ARENA_SIGNING_KEY_FILE": signing_key,
         "DJANGO_SETTINGS_MODULE": "web.settings",
         "DEBUG": "0",
         "SECRET_KEY": "benchmark-only",
@@ -79,6 +88,10 @@ def setup_django(env: dict[str, str]) -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
+    from arena.signing import ensure_key_pair
+    from web.arena_hosts.hosts import add_host
+
+    add_host(ARENA_HOST, ensure_key_pair(Path(env["DATA_DIR"]) / "keys" / ARENA_HOST))
     import redis
 
     redis.Redis.from_url(REDIS_URL).flushdb()
@@ -250,10 +263,21 @@ def queue_matches(count: int, scheme: str) -> list[int]:
     return ids
 
 
+def arena_environment(env: dict[str, str]) -> dict[str, str]:
+    """What the arena worker gets: the broker's and the sandbox's variables, and its keys."""
+    from arena.worker import worker_environment
+
+    keys = Path(env["DATA_DIR"]) / "keys"
+    return worker_environment(env) | {
+        "ARENA_PLATFORM_KEY_FILE": env["ARENA_SIGNING_KEY_FILE"] + ".pub",
+        "ARENA_HOST_KEY_FILE": str(keys / ARENA_HOST),
+        "ARENA_HOST_NAME": ARENA_HOST,
+    }
+
+
 def throughput(
     matches: int, concurrency: int, env: dict[str, str], logs: Path, scheme: str = "sets"
 ) -> float:
-    from arena.worker import worker_environment
     from web.matches.models import Match, MatchStatus
 
     # As deployed: the platform's worker records reports; the arena worker, given only the
@@ -263,7 +287,7 @@ def throughput(
     arena = [sys.executable, "-m", "arena", "worker", f"--concurrency={concurrency}"]
     workers = [
         start_worker(platform, {**os.environ, **env}, logs / "platform.log"),
-        start_worker(arena, worker_environment({**os.environ, **env}), logs / "arena.log"),
+        start_worker(arena, arena_environment({**os.environ, **env}), logs / "arena.log"),
     ]
     try:
         started = time.perf_counter()

@@ -66,7 +66,13 @@ def free_port() -> int:
 
 
 def environment(database: str, data_dir: str, port: int) -> dict[str, str]:
+    from arena.signing import ensure_key_pair
+
+    # As in production, the web server does not start without the key that signs jobs.
+    signing_key = str(Path(data_dir) / "keys" / "platform")
+    ensure_key_pair(signing_key)
     return {
+        "ARENA_SIGNING_KEY_FILE": signing_key,
         **{k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR")},
         "DJANGO_SETTINGS_MODULE": "web.settings",
         "DEBUG": "0",

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """``make run``: the platform on embedded defaults, in the foreground.
 
-Migrates, registers the house bots and the demo account, then runs the web server
+Makes this checkout's signing keys on first run (the platform's and one arena host's, under
+``DATA_DIR/keys``, 0600) and registers that host, migrates, registers the house bots and
+the demo account, then runs the web server
 (http://127.0.0.1:8000), the platform's worker with the scheduler (reports and periodic
 jobs) and one arena worker (matches, with only the broker's and the sandbox's variables in
 its environment) until Ctrl-C, which stops all three. SQLite and kombu's filesystem broker
@@ -19,9 +21,12 @@ import sys
 import time
 from pathlib import Path
 
+from arena.signing import ensure_key_pair
 from arena.worker import worker_environment
 
 REPO = Path(__file__).resolve().parents[1]
+#: The name this machine's arena worker signs with, registered on the platform.
+LOCAL_HOST = "local-arena"
 PYTHON = sys.executable
 ADDRESS = os.environ.get("RUN_ADDRESS", "127.0.0.1:8000")
 STOP_SECONDS = 10.0
@@ -107,6 +112,22 @@ def local_secret_key(data_dir: Path) -> str:
     return path.read_text().strip()
 
 
+def local_keys(data_dir: Path, env: dict[str, str]) -> dict[str, str]:
+    """This checkout's keys, made once under DATA_DIR/keys: the platform's (unless
+    ``ARENA_SIGNING_KEY_FILE`` names one) in ``env``; returns the arena worker's settings
+    (the platform's public key, its own private key and name)."""
+    keys = data_dir / "keys"
+    env.setdefault("ARENA_SIGNING_KEY_FILE", str(keys / "platform"))
+    ensure_key_pair(env["ARENA_SIGNING_KEY_FILE"])
+    host_key = keys / LOCAL_HOST
+    ensure_key_pair(host_key)
+    return {
+        "ARENA_PLATFORM_KEY_FILE": env["ARENA_SIGNING_KEY_FILE"] + ".pub",
+        "ARENA_HOST_KEY_FILE": str(host_key),
+        "ARENA_HOST_NAME": LOCAL_HOST,
+    }
+
+
 def main() -> int:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
@@ -125,12 +146,15 @@ def main() -> int:
         "EMAIL_BACKEND": "console",
     }.items():
         env.setdefault(name, value)
+    worker_keys = local_keys(data_dir, env)
     manage("migrate", "--noinput", "-v", "1", env=env)
+    host_key = worker_keys["ARENA_HOST_KEY_FILE"]
+    manage("arena_host", "add", LOCAL_HOST, "--public-key-file", f"{host_key}.pub", env=env)
     manage("collectstatic", "--noinput", "-v", "0", env=env)
     manage("bootstrap", env=env)
     manage("build_sdk", env=env)  # the SDK the getting-started page offers
     prepare_sandbox(env)
-    arena_env = worker_environment(env)
+    arena_env = worker_environment(env) | worker_keys
     if not env.get("REDIS_URL"):
         arena_env["CUCUMBERS_BROKER_DIR"] = str(data_dir / "broker")
     children = {

@@ -15,7 +15,7 @@ import logging
 import os
 
 from celery import Celery
-from celery.signals import after_setup_logger, after_setup_task_logger
+from celery.signals import after_setup_logger, after_setup_task_logger, worker_init
 
 from arena.broker import DELIVERY
 from arena.logs import log_format, use_json_on
@@ -37,3 +37,23 @@ def _json_lines(logger: logging.Logger, **_: object) -> None:
 
 after_setup_logger.connect(_json_lines, weak=False)
 after_setup_task_logger.connect(_json_lines, weak=False)
+
+
+def _require_signing_key(**_: object) -> None:
+    """The platform's worker sends jobs (retries, the reaper's, the ladder's): in production
+    it does not start without the key that signs them."""
+    from django.conf import settings
+    from django.core.exceptions import ImproperlyConfigured
+
+    from web.arena_hosts.keys import require_signing_key
+
+    if settings.DEBUG:
+        return
+    try:
+        require_signing_key()
+    except ImproperlyConfigured as error:
+        # SystemExit: Celery logs and ignores a signal handler's ordinary exceptions.
+        raise SystemExit(f"platform worker: error: {error}") from None
+
+
+worker_init.connect(_require_signing_key, weak=False)

@@ -93,6 +93,7 @@ INSTALLED_APPS = [
     "web.api",
     "web.pages",
     "web.tournaments",
+    "web.arena_hosts",
 ]
 
 MIDDLEWARE = [
@@ -357,6 +358,11 @@ CELERY_TASK_TIME_LIMIT = envint("CELERY_HARD_TIME_LIMIT", 360, minimum=1)
 #: another attempt may take it over. Keep it above CELERY_HARD_TIME_LIMIT.
 MATCH_LEASE_SECONDS = envint("MATCH_LEASE_SECONDS", CELERY_TASK_TIME_LIMIT + 60, minimum=1)
 CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
+#: The platform's private Ed25519 key (PEM; python -m arena keygen --out PATH): every job is
+#: signed with it, and arena workers refuse any job it did not sign. The web server and the
+#: platform's worker refuse to start without it when DEBUG is off (web/arena_hosts/keys.py);
+#: migrate, collectstatic and check need none.
+ARENA_SIGNING_KEY_FILE = envstr("ARENA_SIGNING_KEY_FILE", "")
 CELERY_BEAT_SCHEDULE = {
     "revalidate-failed": {"task": "pipeline.revalidate_failed", "schedule": 120.0},
     "top-up-ladder": {"task": "pipeline.top_up_ladder", "schedule": float(LADDER_TOP_UP_SECONDS)},

@@ -16,6 +16,12 @@ if "DATA_DIR" not in os.environ:
     os.environ["DATA_DIR"] = tempfile.mkdtemp(prefix="cucumbers-test-data-")
     atexit.register(shutil.rmtree, os.environ["DATA_DIR"], ignore_errors=True)
 os.environ.setdefault("SANDBOX", "process")
+# The platform's signing key for this session (the tests' arena workers get its public key).
+if "ARENA_SIGNING_KEY_FILE" not in os.environ:
+    from arena.signing import ensure_key_pair
+
+    os.environ["ARENA_SIGNING_KEY_FILE"] = os.path.join(os.environ["DATA_DIR"], "keys", "platform")
+    ensure_key_pair(os.environ["ARENA_SIGNING_KEY_FILE"])
 # The test client and the browser tests' live server speak plain HTTP (production's
 # redirect to HTTPS is tested on its own, tests/web/test_settings.py).
 os.environ.setdefault("SECURE_SSL_REDIRECT", "0")

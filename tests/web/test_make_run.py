@@ -47,6 +47,7 @@ SCRUBBED = {
     "SANDBOX",
     "RUN_ADDRESS",
     "S3_BUCKET",
+    "ARENA_SIGNING_KEY_FILE",
 }
 
 BOT_SOURCE = GOOD_BOT.decode()

@@ -56,7 +56,7 @@ def scrubbed_environment() -> dict[str, str]:
     """This process's environment without the settings the test suite sets."""
     scrub = {"DEBUG", "SECRET_KEY", "DATABASE_URL", "REDIS_URL", "SANDBOX", "SECURE_SSL_REDIRECT"}
     scrub |= {"CACHE_URL"}
-    scrub |= {"DJANGO_SETTINGS_MODULE", "DJANGO_ALLOW_ASYNC_UNSAFE"}
+    scrub |= {"DJANGO_SETTINGS_MODULE", "DJANGO_ALLOW_ASYNC_UNSAFE", "ARENA_SIGNING_KEY_FILE"}
     clean = {k: v for k, v in os.environ.items() if k not in scrub}
     return {**clean, "PYTHONPATH": str(REPO / "platform")}
 

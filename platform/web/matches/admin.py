@@ -54,6 +54,7 @@ class MatchAdmin(admin.ModelAdmin):  # type: ignore[type-arg]  # not generic at 
         "attempts",
         "sandbox",
         "worker",
+        "arena_host",
     )
     inlines = [ParticipantInline, GameInline]
     actions = ["requeue_failed"]

@@ -70,6 +70,12 @@ class Match(models.Model):
     # The attempt the match was last sent under: only its report may be recorded (a worker
     # that was presumed dead, a duplicate or a late message is discarded).
     attempt = models.UUIDField(null=True, blank=True, editable=False)
+    # The arena host bound to the current attempt: the signer of its first ``started``
+    # message (or of its report, should that come first). A report signed by another host
+    # is refused. Empty for a new attempt, and for matches played in-process.
+    arena_host = models.CharField(
+        max_length=100, blank=True, help_text="the arena host that signed for the attempt"
+    )
     failure_reason = models.TextField(blank=True)
     # When the current attempt's job reached the broker; empty while it is to be sent (the
     # broker refused it, or a retry waits for ``retry_at``): the reaper sends such matches.
@@ -139,6 +145,7 @@ class Match(models.Model):
                 attempts=F("attempts") + 1,
                 sent_at=timezone.now(),
                 retry_at=None,
+                arena_host="",
             )
             == 1
         )

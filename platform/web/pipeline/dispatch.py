@@ -6,7 +6,8 @@ A broker that is down must not undo or break what was saved: a send after commit
 ``robust`` (its failure is logged, never raised into the request that queued the match), the
 attempt is taken back, and the match stays ``queued`` and unsent for the reaper
 (:func:`web.pipeline.running.reap_matches`). Tasks are sent by name: the platform imports no
-code of the arena worker's.
+code of the arena worker's. Every job travels signed by the platform's key
+(``ARENA_SIGNING_KEY_FILE``): arena workers play nothing else.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from arena.broker import (
     URGENT_QUEUE,
 )
 from arena.contract import MatchJob, dump
+from arena.signing import Purpose
+from web.arena_hosts.keys import platform_signer
 from web.matches.models import Match, MatchKind
 
 from .events import MatchEvent, log_event
@@ -70,21 +73,23 @@ def issue_job(match_id: int, resend_before: datetime | None = None) -> MatchJob 
 
 
 def send_match(match_id: int, resend_before: datetime | None = None) -> bool:
-    """Send the match's job now under a new attempt; False when there was nothing to send,
-    or when the broker could not take it (logged; the match stays queued and unsent)."""
+    """Send the match's job now under a new attempt, signed by the platform; False when
+    there was nothing to send, or when it could not be signed or the broker could not take
+    it (logged; the match stays queued and unsent)."""
     job = issue_job(match_id, resend_before)
     if not isinstance(job, MatchJob):
         return False
     try:
+        signed = platform_signer().seal(Purpose.JOB, dump(job))
         current_app.send_task(
             PLAY_TASK,
-            args=[dump(job)],
+            args=[signed],
             queue=queue_for(job.kind),
             # The platform decides how long a match may take: its lease follows from it.
             soft_time_limit=settings.CELERY_TASK_SOFT_TIME_LIMIT,
             time_limit=settings.CELERY_TASK_TIME_LIMIT,
         )
-    except Exception as error:  # kombu's OperationalError, a refused connection...
+    except Exception as error:  # no key, kombu's OperationalError, a refused connection...
         log_event(MatchEvent.UNSENT, match=match_id, reason=f"{type(error).__name__}: {error}")
         # Not an attempt after all: nobody can play it.
         Match.objects.filter(pk=match_id, attempt=job.attempt).update(

@@ -19,6 +19,9 @@ class MatchEvent(StrEnum):
     RETRY = "match.retry"
     FAILED = "match.failed"
     DISCARDED = "match.discarded"
+    # A message that cannot be trusted (unsigned, unknown or revoked signer, bad signature,
+    # another host's attempt) or a report that contradicts its job: nothing of it recorded.
+    REFUSED = "match.refused"
     REQUEUED = "match.requeued"
     RESENT = "match.resent"
     UNSENT = "match.unsent"  # the broker did not take it: it stays queued for the reaper

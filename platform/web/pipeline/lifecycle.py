@@ -32,6 +32,7 @@ class RunResult(StrEnum):
     FAILED = "failed"
     RETRY = "retry"  # an infrastructure error: sent again after ``delay``
     SKIPPED = "skipped"  # nothing to do: finished, failed, or not this attempt's to record
+    REFUSED = "refused"  # a report that cannot be trusted: nothing recorded, the match waits
 
 
 @dataclass(frozen=True, slots=True)

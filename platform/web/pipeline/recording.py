@@ -91,18 +91,27 @@ class Recorded:
 
     recorded: bool
     status: str
+    refused: str = ""  # why, when the report came from another arena host than the attempt's
     storage_seconds: float = 0.0
     transaction_seconds: float = 0.0
 
 
-def record_report(report: MatchReport) -> Recorded:
-    """Record a played report, unless the match is no longer held by its attempt."""
+def record_report(report: MatchReport, host: str | None = None) -> Recorded:
+    """Record a played report (checked against its job beforehand), unless the match is no
+    longer held by its attempt, or the attempt by ``host`` (the arena host that signed the
+    report; None in-process): a report that overtook its ``started`` binds the attempt to
+    its signer."""
     outcomes = report.outcomes()
     with StoredFiles() as files, transaction.atomic():
         match = Match.objects.select_for_update().get(pk=report.match)
         waiting = match.status in (MatchStatus.QUEUED, MatchStatus.RUNNING)
         if not waiting or match.attempt != report.attempt:
             return Recorded(False, match.status)
+        if host and match.arena_host not in ("", host):
+            refused = f"its attempt was started by arena host {match.arena_host}"
+            return Recorded(False, match.status, refused)
+        if host:
+            match.arena_host = host
         participants = list(match.participants.order_by("index"))
         started = perf_counter()
         store_games(match, outcomes, files)
@@ -126,8 +135,11 @@ def record_report(report: MatchReport) -> Recorded:
         match.sandbox = report.sandbox
         match.worker = report.worker
         match.failure_reason = ""
-        match.save(update_fields=["status", "finished_at", "sandbox", "worker", "failure_reason"])
+        fields = ["status", "finished_at", "sandbox", "worker", "failure_reason", "arena_host"]
+        match.save(update_fields=fields)
         if match.kind == MatchKind.VALIDATION:
             validation.decide(match, outcomes)
         announce_match_ended(match.pk, match.kind)
-    return Recorded(True, match.status, storage, perf_counter() - started)
+    return Recorded(
+        True, match.status, storage_seconds=storage, transaction_seconds=perf_counter() - started
+    )

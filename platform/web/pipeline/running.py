@@ -3,10 +3,15 @@ docs/arena.md, "A match's life"), and the reaper that finds what was lost.
 
 - ``started`` (:func:`match_started`): the attempt's worker began; the match is
   ``running`` from then, and its lease starts.
-- The report (:func:`receive_report`): a played report of the current attempt is recorded
-  once (:mod:`web.pipeline.recording`); an infrastructure error gives the match back to the
-  queue with a growing delay, until ``MATCH_MAX_ATTEMPTS``; then it fails, unrated, with the
-  reason. No bot is charged. A message of any other attempt is discarded (logged).
+- The report (:func:`receive_report`): checked against the job its attempt was sent
+  (:mod:`arena.report_check`: the plan, the sources, every replay), then a played report of
+  the current attempt is recorded once (:mod:`web.pipeline.recording`); an infrastructure
+  error gives the match back to the queue with a growing delay, until
+  ``MATCH_MAX_ATTEMPTS``; then it fails, unrated, with the reason. No bot is charged. A
+  message of any other attempt is discarded (logged); one from another arena host than
+  the attempt's, or a report that contradicts its job, is refused (logged, nothing
+  recorded; the match waits for a genuine report, or for the reaper). The tasks
+  (``tasks.py``) have checked the signature and pass its signer as ``host``.
 - :func:`run_match` plays a match in this process through the same steps (the ``ladder``
   command, tests, the benchmark): issue, started, :func:`arena.playing.play_job`, report.
 """
@@ -14,12 +19,15 @@ docs/arena.md, "A match's life"), and the reaper that finds what was lost.
 from __future__ import annotations
 
 import socket
+import uuid
 from datetime import timedelta
+from time import perf_counter
 
 from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
+from arena import report_check
 from arena.contract import MatchJob, MatchReport, MatchStarted, ReportStatus
 from arena.playing import play_job
 from web.bots.models import BotVersion
@@ -28,6 +36,7 @@ from web.sandbox import SandboxKind, current_sandbox, prepare_runner
 
 from .dispatch import issue_job
 from .events import MatchEvent, log_event
+from .jobs import UnplayableMatch, job_for
 from .lifecycle import (
     RunReport,
     RunResult,
@@ -44,39 +53,95 @@ from .recording import record_report
 UNSENT_GRACE_SECONDS = 10
 
 
-def match_started(started: MatchStarted) -> bool:
+def match_started(started: MatchStarted, host: str | None = None) -> bool:
     """The worker began the current attempt: the match runs on it from now (a redelivered
-    job starts again, and its lease with it). False, logged, for another attempt."""
+    job starts again, and its lease with it). ``host``: the arena host that signed the
+    message (None in-process); the first to start an attempt holds it, and a ``started``
+    from another host is refused. False, logged, for another attempt or host."""
+    holder = Q(arena_host="") | Q(arena_host=host) if host else Q()
     begun = bool(
         Match.objects.filter(
             Q(status=MatchStatus.QUEUED) | Q(status=MatchStatus.RUNNING),
+            holder,
             pk=started.match,
             attempt=started.attempt,
-        ).update(status=MatchStatus.RUNNING, started_at=timezone.now(), worker=started.worker)
+        ).update(
+            status=MatchStatus.RUNNING,
+            started_at=timezone.now(),
+            worker=started.worker,
+            **({"arena_host": host} if host else {}),
+        )
     )
     if not begun:
+        holder_now = _other_host(started.match, started.attempt, host)
+        if holder_now:
+            log_event(
+                MatchEvent.REFUSED,
+                match=started.match,
+                message="started",
+                host=host,
+                reason=f"its attempt was started by arena host {holder_now}",
+            )
+            return False
         log_event(
             MatchEvent.DISCARDED, match=started.match, message="started", worker=started.worker
         )
         return False
-    log_event(MatchEvent.STARTED, match=started.match, worker=started.worker)
+    log_event(MatchEvent.STARTED, match=started.match, worker=started.worker, host=host or "")
     if Match.objects.filter(pk=started.match, kind=MatchKind.VALIDATION).exists():
         version_validating(started.match)
     return True
 
 
-def receive_report(report: MatchReport) -> RunReport:
-    """Record a played report of the current attempt once, or give the match back to the
-    queue after an infrastructure error (``RETRY``: send it again after ``delay``). A
-    report of any other attempt is discarded (logged)."""
+def _other_host(match_id: int, attempt: uuid.UUID, host: str | None) -> str:
+    """The arena host holding ``attempt`` of the match, if it is not ``host``."""
+    if not host:
+        return ""
+    holder = (
+        Match.objects.filter(pk=match_id, attempt=attempt)
+        .values_list("arena_host", flat=True)
+        .first()
+    )
+    return holder if holder and holder != host else ""
+
+
+def receive_report(report: MatchReport, host: str | None = None) -> RunReport:
+    """Check a report against the job its attempt was sent (rebuilt from the database),
+    then record a played report of the current attempt once, or give the match back to the
+    queue after an infrastructure error (``RETRY``: send it again after ``delay``).
+    ``host``: the arena host that signed it (None in-process). A report of any other
+    attempt is discarded; one from another host than the attempt's, or that contradicts
+    its job, is refused (``REFUSED``): logged, nothing recorded, the match waits on."""
+    match = Match.objects.filter(pk=report.match, attempt=report.attempt).first()
+    if match is None or match.status not in (MatchStatus.QUEUED, MatchStatus.RUNNING):
+        log_event(MatchEvent.DISCARDED, match=report.match, worker=report.worker)
+        return RunReport(RunResult.SKIPPED)
+    if host and match.arena_host and match.arena_host != host:
+        return _refused(report, host, f"its attempt was started by arena host {match.arena_host}")
+    participants = list(match.participants.select_related("version").order_by("index"))
+    try:
+        job = job_for(match, participants, report.attempt)
+    except UnplayableMatch as error:
+        # Its sources are gone (a bot deleted meanwhile): nothing can be checked against.
+        reason = f"its report cannot be checked: {error}"
+        fail(match.pk, reason, report.attempt)
+        return RunReport(RunResult.FAILED, reason=reason)
+    started = perf_counter()
+    problems = report_check.problems(job, report)
+    checked = perf_counter() - started
+    if problems:
+        return _refused(report, host, "; ".join(problems))
     if report.status is ReportStatus.INFRASTRUCTURE_ERROR:
-        return _infrastructure_error(report)
-    recorded = record_report(report)
+        return _infrastructure_error(report, host)
+    recorded = record_report(report, host)
     timings = {
         **report.timings.model_dump(),
+        "report_check": checked,
         "storage": recorded.storage_seconds,
         "rating_transaction": recorded.transaction_seconds,
     }
+    if recorded.refused:
+        return _refused(report, host, recorded.refused)
     if not recorded.recorded:
         log_event(
             MatchEvent.DISCARDED, match=report.match, status=recorded.status, worker=report.worker
@@ -89,12 +154,34 @@ def receive_report(report: MatchReport) -> RunReport:
         seats=len(report.games[0].bots),
         worker=report.worker,
         sandbox=report.sandbox,
+        host=host or "",
         **{f"t_{name}": seconds for name, seconds in timings.items()},
     )
     return RunReport(RunResult.FINISHED, timings=timings)
 
 
-def _infrastructure_error(report: MatchReport) -> RunReport:
+def _refused(report: MatchReport, host: str | None, reason: str) -> RunReport:
+    log_event(
+        MatchEvent.REFUSED,
+        match=report.match,
+        message="report",
+        host=host or "",
+        worker=report.worker,
+        reason=reason[:2000],
+    )
+    return RunReport(RunResult.REFUSED, reason=reason)
+
+
+def _infrastructure_error(report: MatchReport, host: str | None) -> RunReport:
+    # The attempt is bound to the host that says it failed (if none held it yet).
+    if host:
+        bound = Match.objects.filter(
+            Q(arena_host="") | Q(arena_host=host), pk=report.match, attempt=report.attempt
+        ).update(arena_host=host)
+        if not bound:
+            holder = _other_host(report.match, report.attempt, host)
+            if holder:
+                return _refused(report, host, f"its attempt was started by arena host {holder}")
     match = Match.objects.filter(pk=report.match, attempt=report.attempt).first()
     if match is None or match.status not in (MatchStatus.QUEUED, MatchStatus.RUNNING):
         log_event(MatchEvent.DISCARDED, match=report.match, worker=report.worker)

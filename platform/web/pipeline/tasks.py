@@ -4,6 +4,10 @@ what arena workers send back on the ``reports`` queue, and the periodic jobs on
 ``validation.py``. Matches themselves are played by arena workers (``python -m arena
 worker``), which hold no database.
 
+Every message from an arena worker is an envelope signed by its arena host
+(``arena/signing.py``); one whose signer is unknown or revoked, whose signature is bad or
+whose purpose is another's is refused (``event=match.refused``) before it is read.
+
 With ``acks_late`` and ``task_reject_on_worker_lost`` (``arena/broker.py``) a message whose
 worker died is delivered again: every task here is safe to run twice.
 """
@@ -17,6 +21,8 @@ from django.utils import timezone
 
 from arena.broker import REPORT_TASK, STARTED_TASK
 from arena.contract import ContractError, load_report, load_started
+from arena.signing import Purpose, SignatureError, claimed
+from web.arena_hosts.keys import open_from_host
 
 from . import ladder, running, validation
 from .dispatch import SEND_MATCH_TASK, send_match, send_match_later
@@ -29,31 +35,48 @@ logger = logging.getLogger(__name__)
 # backoff; the match stays with its attempt meanwhile, so nothing is lost or doubled.
 _RETRIED = {
     "autoretry_for": (Exception,),
-    "dont_autoretry_for": (ContractError,),
+    "dont_autoretry_for": (ContractError, SignatureError),
     "retry_backoff": 5,
     "retry_backoff_max": 120,
     "max_retries": 12,
 }
 
 
+def _opened(text: str, purpose: Purpose) -> tuple[str, str] | None:
+    """(host, body) of a message an arena host signed; None, logged, for any other."""
+    try:
+        return open_from_host(text, purpose)
+    except SignatureError as error:
+        log_event(MatchEvent.REFUSED, message=purpose.value, reason=str(error), **claimed(text))
+        return None
+
+
 @shared_task(name=STARTED_TASK, **_RETRIED)
 def match_started_task(text: str) -> bool:
-    try:
-        started = load_started(text)
-    except ContractError as error:
-        logger.error("refused a started message: %s", error)
+    opened = _opened(text, Purpose.STARTED)
+    if opened is None:
         return False
-    return running.match_started(started)
+    host, body = opened
+    try:
+        started = load_started(body)
+    except ContractError as error:
+        logger.error("refused a started message from %s: %s", host, error)
+        return False
+    return running.match_started(started, host)
 
 
 @shared_task(name=REPORT_TASK, **_RETRIED)
 def match_report_task(text: str) -> str:
-    try:
-        report = load_report(text)
-    except ContractError as error:
-        logger.error("refused a match report: %s", error)
+    opened = _opened(text, Purpose.REPORT)
+    if opened is None:
         return "refused"
-    result = running.receive_report(report)
+    host, body = opened
+    try:
+        report = load_report(body)
+    except ContractError as error:
+        logger.error("refused a match report from %s: %s", host, error)
+        return "refused"
+    result = running.receive_report(report, host)
     if result.result is RunResult.RETRY:
         send_match_later(report.match, result.delay)
     return result.result.value

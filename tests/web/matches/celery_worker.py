@@ -1,7 +1,9 @@
 """Real workers for the pipeline tests, on Redis: the platform's worker (a subprocess on the
-production settings, the test database and the test process's files; it serves reports and
-the periodic jobs) and an arena worker started with ``env -i``, whose environment holds the
-broker URL, the sandbox choice and the Docker engine's address, and nothing else."""
+production settings, the test database, the test process's files and its signing key; it
+serves reports and the periodic jobs) and an arena worker started with ``env -i``, whose
+environment holds the broker URL, the sandbox choice, the Docker engine's address and its
+keys (the platform's public key, an arena host's key registered in the test database), and
+nothing else."""
 
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from django.conf import settings
 from django.db import connection
 
 from arena.broker import BrokerSettings
+from arena.signing import ensure_key_pair, load_private_key, public_text
 
 REPO = Path(__file__).resolve().parents[3]
 #: A Redis database of its own, flushed before each test.
@@ -79,15 +82,41 @@ def platform_env(url: str = REDIS_URL, **extra: str) -> dict[str, str]:
         DB_CONN_MAX_AGE="0",
         REDIS_URL=url,
         DATA_DIR=str(settings.DATA_DIR),
+        ARENA_SIGNING_KEY_FILE=settings.ARENA_SIGNING_KEY_FILE,
         PYTHONPATH=os.pathsep.join([str(REPO / "platform"), str(REPO)]),
     )
     env.update(extra)
     return env
 
 
+def platform_public_key() -> str:
+    """The public key of the test session's platform key (``ARENA_SIGNING_KEY_FILE``)."""
+    return public_text(load_private_key(settings.ARENA_SIGNING_KEY_FILE))
+
+
+def host_keys(host: str = "test-arena") -> dict[str, str]:
+    """An arena host's key settings: the platform's public key, and a key of the session
+    for ``host`` (made on first use; :func:`arena_worker` registers it)."""
+    path = Path(settings.DATA_DIR) / "keys" / host
+    ensure_key_pair(path)
+    return {
+        "ARENA_PLATFORM_KEY": platform_public_key(),
+        "ARENA_HOST_KEY_FILE": str(path),
+        "ARENA_HOST_NAME": host,
+    }
+
+
+def register_host(env: dict[str, str]) -> None:
+    """Register the arena host of ``env`` in the test database (idempotent)."""
+    from web.arena_hosts.hosts import add_host
+
+    public = Path(env["ARENA_HOST_KEY_FILE"] + ".pub").read_text().strip()
+    add_host(env["ARENA_HOST_NAME"], public)
+
+
 def arena_env(sandbox: str, url: str = REDIS_URL, **extra: str) -> dict[str, str]:
-    """Everything the arena worker gets: the broker, the sandbox, and ``extra``."""
-    env = {**ARENA_ONLY, "REDIS_URL": url, "SANDBOX": sandbox, **extra}
+    """Everything the arena worker gets: the broker, the sandbox, its keys, and ``extra``."""
+    env = {**ARENA_ONLY, "REDIS_URL": url, "SANDBOX": sandbox, **host_keys(), **extra}
     if "DOCKER_HOST" in os.environ and "DOCKER_HOST" not in env:
         env["DOCKER_HOST"] = os.environ["DOCKER_HOST"]
     return env
@@ -120,7 +149,10 @@ def arena_worker(
     env: dict[str, str], log: Path, name: str = "test-arena"
 ) -> Iterator[subprocess.Popen[bytes]]:
     """An arena worker (one match at a time) until the block ends; SIGKILL may end it
-    earlier. ``env -i``: it inherits nothing of this process's environment."""
+    earlier. ``env -i``: it inherits nothing of this process's environment. Its arena host
+    is registered first (unless ``env`` has no host key: a worker that must not start)."""
+    if "ARENA_HOST_KEY_FILE" in env and "ARENA_HOST_NAME" in env:
+        register_host(env)
     argv = [
         *["env", "-i", *(f"{key}={value}" for key, value in env.items())],
         *[sys.executable, "-m", "arena", "worker", "--concurrency=1", f"--name={name}"],
