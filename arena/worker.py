@@ -28,6 +28,7 @@ from typing import Any
 from celery import Celery
 from celery.exceptions import Reject
 from celery.signals import after_setup_logger, after_setup_task_logger
+from kombu import Queue  # type: ignore[attr-defined]  # kombu declares no exports
 
 from .broker import (
     DELIVERY,
@@ -38,6 +39,7 @@ from .broker import (
     STARTED_TASK,
     BrokerSettings,
     BrokerSettingsError,
+    Role,
 )
 from .contract import (
     ContractError,
@@ -109,9 +111,20 @@ class WorkerConfig:
 # the current app: a process that imports this module (a test, the launcher) keeps its own.
 app = Celery("arena", fixups=[], set_as_current=False)
 app.conf.update(DELIVERY)
+# Every message goes through the default exchange straight to its queue's list, so the
+# worker needs no binding table: it declares none (the platform's own declarations stand),
+# and its Redis user may not write the platform's (arena/redis_acl.py).
+app.conf.task_queues = [
+    Queue(name, no_declare=True)  # type: ignore[no-untyped-call]
+    for name in (*MATCH_QUEUES, REPORTS_QUEUE)
+]
+# Remote control without expiring queues: kombu then keeps no deadlines for their binding
+# tables and runs no sweep, which would have the arena's Redis user delete the platform's
+# overdue tables (an inspect client killed before it reads leaves its reply list behind).
+app.conf.control_queue_expires = None
 # For `celery -A arena.worker inspect ...`; a worker's own start names any problem.
 with contextlib.suppress(BrokerSettingsError):
-    app.conf.update(BrokerSettings.from_env().celery())
+    app.conf.update(BrokerSettings.from_env().celery(Role.ARENA))
 _config = WorkerConfig(name=socket.gethostname())
 
 
@@ -132,7 +145,7 @@ def configure(config: WorkerConfig, broker: BrokerSettings) -> None:
     if config.sandbox not in SANDBOXES:
         raise ValueError(f"SANDBOX={config.sandbox!r}: one of {', '.join(SANDBOXES)}")
     _config = config
-    app.conf.update(broker.celery())
+    app.conf.update(broker.celery(Role.ARENA))
 
 
 def current_config() -> WorkerConfig:
@@ -250,7 +263,10 @@ def run_worker(
             f"--queues={','.join(queues)}",
             f"--concurrency={concurrency}",
             f"--loglevel={loglevel}",
+            # No events: nobody listens to an arena worker's, and its Redis user may
+            # publish on its remote-control channel only (arena/redis_acl.py).
             "--without-gossip",
             "--without-mingle",
+            "--without-heartbeat",
         ]
     )

@@ -320,9 +320,9 @@ def test_the_broker_url_carries_a_password_and_checked_tls(
     import kombu
     import redis
 
-    from arena.broker import BrokerSettings
+    from arena.broker import BrokerSettings, Role
 
-    settings = BrokerSettings.from_env({"REDIS_URL": url}).celery()
+    settings = BrokerSettings.from_env({"REDIS_URL": url}).celery(Role.ARENA)
     assert settings["broker_url"] == url  # handed to Celery whole, never re-assembled
     connection = kombu.Connection(settings["broker_url"])
     assert connection.password == password
@@ -342,14 +342,14 @@ def test_without_ssl_cert_reqs_the_broker_still_checks_the_certificate() -> None
 
     import kombu
 
-    from arena.broker import BrokerSettings
+    from arena.broker import BrokerSettings, Role
 
     url = "rediss://:s3cret@broker.example.org:6380/0"
     assert kombu.Connection(url).ssl == {"ssl_cert_reqs": ssl.CERT_NONE}
-    settings = BrokerSettings.from_env({"REDIS_URL": url}).celery()
+    settings = BrokerSettings.from_env({"REDIS_URL": url}).celery(Role.ARENA)
     connection = kombu.Connection(settings["broker_url"], ssl=settings["broker_use_ssl"])
     assert connection.ssl == {"ssl_cert_reqs": ssl.CERT_REQUIRED}
-    plain = BrokerSettings.from_env({"REDIS_URL": "redis://redis:6379/0"}).celery()
+    plain = BrokerSettings.from_env({"REDIS_URL": "redis://redis:6379/0"}).celery(Role.ARENA)
     assert "broker_use_ssl" not in plain
 
 
