@@ -20,7 +20,9 @@ import pytest
 import redis
 
 from arena.broker import (
+    LADDER_QUEUE,
     MAINTENANCE_QUEUE,
+    PLAY_TASK,
     REPORTS_QUEUE,
     ROLE_KEYS,
     URGENT_QUEUE,
@@ -191,10 +193,13 @@ def test_a_job_whose_arena_worker_was_killed_is_delivered_again_under_the_acl(
                 arena_log,
             )
             kill(worker, signal.SIGKILL)
-        # The job waits among the arena's unacknowledged messages, not the platform's.
+        # The job waits among the arena's unacknowledged messages (or, once older than the
+        # visibility timeout, back on its queue), never among the platform's.
         admin = acl_redis.client(ADMIN)
-        assert admin.hlen(ROLE_KEYS[Role.ARENA].unacked) == 1
-        assert admin.hlen(ROLE_KEYS[Role.PLATFORM].unacked) == 0
+        held = admin.hvals(ROLE_KEYS[Role.ARENA].unacked) + admin.lrange(LADDER_QUEUE, 0, -1)
+        assert [PLAY_TASK.encode() in message for message in held] == [True]
+        platforms = admin.hvals(ROLE_KEYS[Role.PLATFORM].unacked)
+        assert not any(PLAY_TASK.encode() in message for message in platforms)
         with arena_worker(arena_env("process", arena_url, **timeouts), arena_log):
             wait_for(
                 lambda: Match.objects.get(pk=match.pk).status == MatchStatus.FINISHED,
