@@ -63,12 +63,12 @@ PASSWORD_VARIABLES: Final[Mapping[str, str]] = {
 _UUID = "????????-????-????-????-????????????"
 
 
-class AclError(ValueError):
-    """A password that cannot be used; the message names its variable."""
-
-
 #: The Redis of the shipped configuration: ``redis:7`` (7.4 now); Debian 12's is 7.0.
 DEFAULT_VERSION: Final = (7, 2)
+
+
+class AclError(ValueError):
+    """A password or a server version that cannot be used; the message names its variable."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,7 +170,11 @@ _CONNECTION: Final = (
         "redis-py names its library on every new connection (Redis 7.2 and later)",
         since=(7, 2),
     ),
-    Rule("+multi +exec", "kombu's pipelines are transactions"),
+    Rule(
+        "+multi +exec +unwatch",
+        "kombu's pipelines are transactions; a restore that fails between its WATCH and "
+        "EXEC drops the watch (UNWATCH, on the connection's own state only)",
+    ),
     Rule(
         "+script|load",
         "redis-py loads its lock's script before it runs it (a script's commands are "
