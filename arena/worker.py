@@ -28,7 +28,7 @@ from typing import Any
 from celery import Celery
 from celery.exceptions import Reject
 from celery.signals import after_setup_logger, after_setup_task_logger
-from kombu import Queue  # type: ignore[attr-defined]  # kombu declares no exports
+from kombu import Exchange, Queue  # type: ignore[attr-defined]  # kombu declares no exports
 
 from .broker import (
     DELIVERY,
@@ -115,7 +115,8 @@ app.conf.update(DELIVERY)
 # worker needs no binding table: it declares none (the platform's own declarations stand),
 # and its Redis user may not write the platform's (arena/redis_acl.py).
 app.conf.task_queues = [
-    Queue(name, no_declare=True)  # type: ignore[no-untyped-call]
+    # Named as Celery names a queue it creates (its banner then shows what the platform's).
+    Queue(name, Exchange(name), name, no_declare=True)  # type: ignore[no-untyped-call]
     for name in (*MATCH_QUEUES, REPORTS_QUEUE)
 ]
 # Remote control without expiring queues: kombu then keeps no deadlines for their binding
