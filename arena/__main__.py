@@ -6,6 +6,9 @@
   image of this tree; ``--prune`` then removes other trees' sandbox images no container uses.
 - ``match BOT BOT... [--sandbox docker|process|none] ...``: play a match exactly as the
   workers do; same options, output and replays as ``cucumbers play``.
+- ``redis-acl [--output FILE] [--explain]``: the broker's Redis users, one per role, as an
+  ACL file for ``redis-server --aclfile`` (passwords from ``REDIS_*_PASSWORD``); see
+  :mod:`arena.redis_acl`.
 - ``reap [--all]``: remove sandbox containers (and staged sources) left behind by runners
   that died.
 - ``seccomp``: print the sandbox's seccomp profile (``deploy/sandbox/seccomp.json``).
@@ -26,7 +29,7 @@ from docker.errors import DockerException
 
 from cucumbers.cli import add_match_arguments, run_match_command
 
-from .broker import MATCH_QUEUES, BrokerSettings, BrokerSettingsError
+from .broker import MATCH_QUEUES, BrokerSettings, BrokerSettingsError, Role
 from .engine_watch import EngineUnavailable
 from .logs import formatter, log_format
 from .sandbox.errors import SandboxError, SettingsError
@@ -80,7 +83,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
         return 2
     try:
         broker = BrokerSettings.from_env()
-        broker.celery()  # no broker named: say so now, not from inside Celery
+        broker.celery(Role.ARENA)  # no broker named: say so now, not from inside Celery
         limits = SandboxSettings.from_env()  # a mistyped limit stops the worker here
         kind = log_format()
     except (BrokerSettingsError, SettingsError, ValueError) as error:
@@ -119,6 +122,28 @@ def cmd_keygen(args: argparse.Namespace) -> int:
         print(f"arena: error: {error}", file=sys.stderr)
         return 1
     print(line)
+    return 0
+
+
+def cmd_redis_acl(args: argparse.Namespace) -> int:
+    from .redis_acl import AclError, acl_file, explain, parse_version, passwords_from_env
+
+    if args.explain:
+        sys.stdout.write(explain())
+        return 0
+    try:
+        text = acl_file(passwords_from_env(), parse_version(args.redis_version))
+    except AclError as error:
+        print(f"arena: error: {error}", file=sys.stderr)
+        return 2
+    if args.output is None:
+        sys.stdout.write(text)
+        return 0
+    # Redis reads it as its own user: readable, and it holds digests, never a password.
+    descriptor = os.open(args.output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    with os.fdopen(descriptor, "w") as out:
+        out.write(text)
+    os.chmod(args.output, 0o644)
     return 0
 
 
@@ -172,6 +197,23 @@ def build_parser() -> argparse.ArgumentParser:
     reap = commands.add_parser("reap", help="remove containers of runners that died")
     reap.add_argument("--all", action="store_true", help="remove every sandbox container")
     reap.set_defaults(run=cmd_reap)
+
+    acl = commands.add_parser(
+        "redis-acl",
+        help="write the broker's Redis users (an ACL file) from REDIS_*_PASSWORD",
+        description="The broker's Redis users, one per role (platform, arena, cache; default"
+        " off), from REDIS_PLATFORM_PASSWORD, REDIS_ARENA_PASSWORD and REDIS_CACHE_PASSWORD"
+        " (stored as SHA-256 digests). For redis-server --aclfile.",
+    )
+    acl.add_argument("--output", help="the file to write (default: standard output)")
+    acl.add_argument(
+        "--redis-version",
+        default=os.environ.get("REDIS_VERSION", "7.2").strip() or "7.2",
+        help="the server's version, as 7.0 or 7.4: an older Redis refuses commands it does"
+        " not know (default: $REDIS_VERSION, else 7.2)",
+    )
+    acl.add_argument("--explain", action="store_true", help="print each rule and its reason")
+    acl.set_defaults(run=cmd_redis_acl)
 
     seccomp = commands.add_parser("seccomp", help="print the sandbox's seccomp profile")
     seccomp.set_defaults(run=cmd_seccomp)

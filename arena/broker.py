@@ -9,9 +9,12 @@ Messages (JSON text, schemas in :mod:`arena.contract`):
 - arena → platform, on :data:`REPORTS_QUEUE`: :data:`STARTED_TASK` with a ``MatchStarted``
   when a worker begins a job, :data:`REPORT_TASK` with the ``MatchReport`` when it ends.
 
-Both sides must agree on the broker's redelivery settings (kombu's Redis transport keeps
-every consumer's unacknowledged messages in one place and any consumer restores those older
-than *its* visibility timeout), so both build them here, from the same variables.
+Both sides must agree on the broker's redelivery settings (a consumer restores the
+unacknowledged messages older than *its* visibility timeout), so both build them here, from
+the same variables. Each :class:`Role` keeps its own Redis keys beside the queues they share
+(:data:`ROLE_KEYS`): its unacknowledged messages and its remote-control namespace, so that an
+arena host, whose Redis user may touch only the arena's keys (:mod:`arena.redis_acl`), can
+neither read nor restore the platform's messages nor send commands to its worker.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import os
 import ssl
 from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 from typing import Any, Final
 from urllib.parse import parse_qs, urlsplit
@@ -46,6 +50,39 @@ REPORT_TASK: Final = "platform.match_report"
 DEFAULT_VISIBILITY_SECONDS: Final = 3600
 #: Consumers look for such messages every tenth of this many seconds.
 DEFAULT_RESTORE_SECONDS: Final = 10
+
+
+class Role(Enum):
+    """Who talks to the broker: each has a Redis user of its own (:mod:`arena.redis_acl`)."""
+
+    #: The web server and the platform's worker (with beat): sends jobs, consumes reports.
+    PLATFORM = "platform"
+    #: Every arena worker, on any host: takes jobs, sends reports back.
+    ARENA = "arena"
+
+
+@dataclass(frozen=True, slots=True)
+class RoleKeys:
+    """The broker's keys that belong to one role, not to both."""
+
+    #: Celery's ``control_exchange``: remote control (``celery inspect ping``) and its
+    #: Pub/Sub channel ``/<db>.<control>.pidbox`` stay among the role's own workers.
+    control: str
+    #: kombu's hash of the messages taken and not yet acknowledged, by delivery tag.
+    unacked: str
+    #: The sorted set of those tags by the time they were taken (for the visibility timeout).
+    unacked_index: str
+    #: The lock a consumer holds while it restores the messages of consumers that died.
+    unacked_mutex: str
+
+
+#: The platform keeps kombu's names (what an earlier release left there is restored by it);
+#: the arena workers share keys of their own, so that any arena worker restores a job that
+#: a dead one had taken, and no arena host can read the platform's unacknowledged reports.
+ROLE_KEYS: Final[Mapping[Role, RoleKeys]] = {
+    Role.PLATFORM: RoleKeys("platform", "unacked", "unacked_index", "unacked_mutex"),
+    Role.ARENA: RoleKeys("arena", "arena.unacked", "arena.unacked_index", "arena.unacked_mutex"),
+}
 
 
 class BrokerSettingsError(ValueError):
@@ -80,9 +117,10 @@ class BrokerSettings:
             restore_seconds=_positive(env, "CELERY_RESTORE_INTERVAL", DEFAULT_RESTORE_SECONDS),
         )
 
-    def celery(self) -> dict[str, Any]:
-        """Celery's ``broker_url`` and ``broker_transport_options`` (and ``broker_use_ssl``
-        for TLS)."""
+    def celery(self, role: Role) -> dict[str, Any]:
+        """Celery's ``broker_url``, ``broker_transport_options`` (and ``broker_use_ssl`` for
+        TLS) and ``control_exchange``, for the processes of ``role``."""
+        keys = ROLE_KEYS[role]
         if self.redis_url:
             options: dict[str, Any] = {
                 "broker_url": self.redis_url,
@@ -92,7 +130,14 @@ class BrokerSettings:
                     # A worker serving several queues takes from the first non-empty one in
                     # the order given (-Q urgent,tournament,ladder): validations first.
                     "queue_order_strategy": "priority",
+                    # No message has a priority: one Redis list per queue, named as the
+                    # queue (no "urgent\x06\x163" beside it), which the ACL names exactly.
+                    "priority_steps": [0],
+                    "unacked_key": keys.unacked,
+                    "unacked_index_key": keys.unacked_index,
+                    "unacked_mutex_key": keys.unacked_mutex,
                 },
+                "control_exchange": keys.control,
             }
             parts = urlsplit(self.redis_url)
             if parts.scheme == "rediss" and "ssl_cert_reqs" not in parse_qs(parts.query):
@@ -111,6 +156,7 @@ class BrokerSettings:
             path.mkdir(parents=True, exist_ok=True)
         return {
             "broker_url": "filesystem://",
+            "control_exchange": keys.control,
             "broker_transport_options": {
                 "data_folder_in": str(folders["queue"]),
                 "data_folder_out": str(folders["queue"]),

@@ -35,6 +35,7 @@ from celery import Celery
 from celery.exceptions import Reject
 from celery.signals import after_setup_logger, after_setup_task_logger
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from kombu import Exchange, Queue  # type: ignore[attr-defined]  # kombu declares no exports
 
 from .broker import (
     DELIVERY,
@@ -45,6 +46,7 @@ from .broker import (
     STARTED_TASK,
     BrokerSettings,
     BrokerSettingsError,
+    Role,
 )
 from .contract import (
     ContractError,
@@ -189,9 +191,21 @@ class WorkerConfig:
 # the current app: a process that imports this module (a test, the launcher) keeps its own.
 app = Celery("arena", fixups=[], set_as_current=False)
 app.conf.update(DELIVERY)
+# Every message goes through the default exchange straight to its queue's list, so the
+# worker needs no binding table: it declares none (the platform's own declarations stand),
+# and its Redis user may not write the platform's (arena/redis_acl.py).
+app.conf.task_queues = [
+    # Named as Celery names a queue it creates (its banner then shows what the platform's).
+    Queue(name, Exchange(name), name, no_declare=True)  # type: ignore[no-untyped-call]
+    for name in (*MATCH_QUEUES, REPORTS_QUEUE)
+]
+# Remote control without expiring queues: kombu then keeps no deadlines for their binding
+# tables and runs no sweep, which would have the arena's Redis user delete the platform's
+# overdue tables (an inspect client killed before it reads leaves its reply list behind).
+app.conf.control_queue_expires = None
 # For `celery -A arena.worker inspect ...`; a worker's own start names any problem.
 with contextlib.suppress(BrokerSettingsError):
-    app.conf.update(BrokerSettings.from_env().celery())
+    app.conf.update(BrokerSettings.from_env().celery(Role.ARENA))
 _config = WorkerConfig(name=socket.gethostname())
 
 
@@ -214,7 +228,7 @@ def configure(config: WorkerConfig, broker: BrokerSettings) -> None:
     if config.keys is None:
         raise ValueError("a worker needs its keys (WorkerKeys.from_env)")
     _config = config
-    app.conf.update(broker.celery())
+    app.conf.update(broker.celery(Role.ARENA))
 
 
 def current_config() -> WorkerConfig:
@@ -347,7 +361,10 @@ def run_worker(
             f"--queues={','.join(queues)}",
             f"--concurrency={concurrency}",
             f"--loglevel={loglevel}",
+            # No events: nobody listens to an arena worker's, and its Redis user may
+            # publish on its remote-control channel only (arena/redis_acl.py).
             "--without-gossip",
             "--without-mingle",
+            "--without-heartbeat",
         ]
     )

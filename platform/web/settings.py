@@ -15,7 +15,14 @@ import dj_database_url
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
-from arena.broker import MAINTENANCE_QUEUE, REPORT_TASK, REPORTS_QUEUE, STARTED_TASK, BrokerSettings
+from arena.broker import (
+    MAINTENANCE_QUEUE,
+    REPORT_TASK,
+    REPORTS_QUEUE,
+    STARTED_TASK,
+    BrokerSettings,
+    Role,
+)
 from arena.logs import FORMATS
 from cucumbers.viewer_html import VIEWER_DIR
 
@@ -339,10 +346,13 @@ CHALLENGE_MAX_GAMES = envint("CHALLENGE_MAX_GAMES", 20, minimum=1)
 # for `make run` (the same tasks as production, no server to run). CELERY_VISIBILITY_TIMEOUT:
 # a message taken by a worker that died is delivered again after this long; workers look for
 # such messages every tenth CELERY_RESTORE_INTERVAL.
-_BROKER = BrokerSettings.from_env(folder=DATA_DIR / "broker").celery()
+_BROKER = BrokerSettings.from_env(folder=DATA_DIR / "broker").celery(Role.PLATFORM)
 CELERY_BROKER_URL = _BROKER["broker_url"]
 CELERY_BROKER_TRANSPORT_OPTIONS = _BROKER["broker_transport_options"]
 CELERY_BROKER_USE_SSL = _BROKER.get("broker_use_ssl", False)
+# The platform's own remote-control namespace and unacknowledged messages (in the transport
+# options): the arena's Redis user reaches neither (arena/redis_acl.py).
+CELERY_CONTROL_EXCHANGE = _BROKER["control_exchange"]
 # This project's worker serves what arena workers send back (reports first) and the periodic
 # jobs (deploy/run.py, docker-compose.yml); matches go to the arena's queues by name
 # (web/pipeline/dispatch.py). Delivery (acks late...) is arena.broker.DELIVERY (web/celery.py).

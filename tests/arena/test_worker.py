@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 import arena.worker
-from arena.broker import BrokerSettings, BrokerSettingsError
+from arena.broker import BrokerSettings, BrokerSettingsError, Role
 from arena.contract import (
     JobLimits,
     JobSeat,
@@ -58,11 +58,11 @@ def test_the_broker_is_redis_with_the_urgent_queue_first_or_a_local_folder(
 ) -> None:
     redis = BrokerSettings.from_env(
         {"REDIS_URL": "rediss://:secret@broker:6380/0", "CELERY_VISIBILITY_TIMEOUT": "60"}
-    ).celery()
+    ).celery(Role.ARENA)
     assert redis["broker_url"] == "rediss://:secret@broker:6380/0"
     options = redis["broker_transport_options"]
     assert (options["visibility_timeout"], options["queue_order_strategy"]) == (60, "priority")
-    local = BrokerSettings.from_env({"CUCUMBERS_BROKER_DIR": str(tmp_path)}).celery()
+    local = BrokerSettings.from_env({"CUCUMBERS_BROKER_DIR": str(tmp_path)}).celery(Role.ARENA)
     assert local["broker_url"] == "filesystem://"
     assert (tmp_path / "queue").is_dir()
 
@@ -77,7 +77,7 @@ def test_the_broker_is_redis_with_the_urgent_queue_first_or_a_local_folder(
 )
 def test_a_broker_setting_that_cannot_be_used_is_named(env: dict[str, str], named: str) -> None:
     with pytest.raises(BrokerSettingsError, match=named):
-        BrokerSettings.from_env(env).celery()
+        BrokerSettings.from_env(env).celery(Role.ARENA)
 
 
 def test_a_worker_is_given_nothing_of_the_platforms_secrets() -> None:

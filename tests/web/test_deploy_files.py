@@ -106,7 +106,8 @@ def test_the_arena_worker_gets_nothing_of_the_platforms() -> None:
     assert set(worker["environment"]) == {"CUCUMBERS_SANDBOX_STAGING_DIR"}
     assert set(worker["depends_on"]) == {"redis"}
     example = ARENA_ENV_EXAMPLE.read_text()
-    assert re.search(r"^REDIS_URL=redis://redis:6379/0$", example, re.MULTILINE)
+    # As the arena's own Redis user, its password left empty (docs/security.md).
+    assert re.search(r"^REDIS_URL=redis://arena:@redis:6379/0$", example, re.MULTILINE)
     for name in SECRETS | {"DATABASE_URL", "DATA_DIR", "S3_BUCKET"}:
         assert not re.search(rf"^#?\s*{name}=", example, re.MULTILINE), name
     # Every variable the example shows is one the worker reads.
@@ -129,6 +130,10 @@ def test_no_secret_has_a_value_in_the_committed_files() -> None:
     for name in SECRETS:
         assert example.get(name, "") == "", f"{name} must be left empty in the example"
     assert re.fullmatch(r"postgres://\w+:@postgres:5432/\w+", example["DATABASE_URL"])
+    # The platform's Redis user, its password left empty; the users' passwords too.
+    assert example["REDIS_URL"] == "redis://platform:@redis:6379/0"
+    for name in ("REDIS_PLATFORM_PASSWORD", "REDIS_ARENA_PASSWORD", "REDIS_CACHE_PASSWORD"):
+        assert example[name] == "", name
     # The compose file takes its settings from the env file, never inline secrets.
     text = COMPOSE.read_text()
     for name in SECRETS | {"DATABASE_URL"}:
@@ -340,9 +345,9 @@ def test_the_broker_url_carries_a_password_and_checked_tls(
     import kombu
     import redis
 
-    from arena.broker import BrokerSettings
+    from arena.broker import BrokerSettings, Role
 
-    settings = BrokerSettings.from_env({"REDIS_URL": url}).celery()
+    settings = BrokerSettings.from_env({"REDIS_URL": url}).celery(Role.ARENA)
     assert settings["broker_url"] == url  # handed to Celery whole, never re-assembled
     connection = kombu.Connection(settings["broker_url"])
     assert connection.password == password
@@ -367,14 +372,14 @@ def test_without_ssl_cert_reqs_the_broker_still_checks_the_certificate() -> None
 
     import kombu
 
-    from arena.broker import BrokerSettings
+    from arena.broker import BrokerSettings, Role
 
     url = "rediss://:s3cret@broker.example.org:6380/0"
     assert kombu.Connection(url).ssl == {"ssl_cert_reqs": ssl.CERT_NONE}
-    settings = BrokerSettings.from_env({"REDIS_URL": url}).celery()
+    settings = BrokerSettings.from_env({"REDIS_URL": url}).celery(Role.ARENA)
     connection = kombu.Connection(settings["broker_url"], ssl=settings["broker_use_ssl"])
     assert connection.ssl == {"ssl_cert_reqs": ssl.CERT_REQUIRED}
-    plain = BrokerSettings.from_env({"REDIS_URL": "redis://redis:6379/0"}).celery()
+    plain = BrokerSettings.from_env({"REDIS_URL": "redis://redis:6379/0"}).celery(Role.ARENA)
     assert "broker_use_ssl" not in plain
 
 

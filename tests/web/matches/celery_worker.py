@@ -20,7 +20,7 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-from arena.broker import BrokerSettings
+from arena.broker import BrokerSettings, Role
 from arena.signing import ensure_key_pair, load_private_key, public_text
 
 REPO = Path(__file__).resolve().parents[3]
@@ -58,7 +58,7 @@ def platform_broker(url: str = REDIS_URL, **timeouts: str) -> Iterator[None]:
         app.amqp._producer_pool = None
 
     before = app.conf.broker_url, app.conf.broker_transport_options
-    options = BrokerSettings.from_env({"REDIS_URL": url, **timeouts}).celery()
+    options = BrokerSettings.from_env({"REDIS_URL": url, **timeouts}).celery(Role.PLATFORM)
     app.conf.broker_url = options["broker_url"]
     app.conf.broker_transport_options = options["broker_transport_options"]
     fresh_pools()
@@ -129,13 +129,20 @@ def _start(argv: list[str], env: dict[str, str] | None, log: Path) -> subprocess
         )
 
 
+#: The test's platform worker runs quiet: no worker events, no start-up exchange.
+QUIET = ("--without-gossip", "--without-mingle", "--without-heartbeat")
+#: docker-compose.yml's ``beat``: the scheduler, and Celery's worker events left on.
+AS_SHIPPED = ("-B",)
+
+
 @contextmanager
-def platform_worker(env: dict[str, str], log: Path) -> Iterator[subprocess.Popen[bytes]]:
+def platform_worker(
+    env: dict[str, str], log: Path, options: tuple[str, ...] = QUIET
+) -> Iterator[subprocess.Popen[bytes]]:
     """The platform's worker (reports, then the periodic jobs) until the block ends."""
     argv = [
         *[sys.executable, "-m", "celery", "-A", "web", "worker", "--concurrency=1"],
-        *["-Q", "reports,maintenance", "-n", "platform@%h", "--loglevel=INFO"],
-        *["--without-gossip", "--without-mingle", "--without-heartbeat"],
+        *["-Q", "reports,maintenance", "-n", "platform@%h", "--loglevel=INFO", *options],
     ]
     worker = _start(argv, env, log)
     try:

@@ -6,10 +6,6 @@ Redis restarts is reported once Redis is back, and recorded once."""
 
 from __future__ import annotations
 
-import shutil
-import signal
-import socket
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,6 +22,7 @@ from tests.web.matches.celery_worker import (
     platform_worker,
     wait_for,
 )
+from tests.web.matches.private_redis import PrivateRedis
 from tests.web.test_end_to_end import sandbox_for_this_machine
 from web.bots.models import BotVersion, VersionStatus
 from web.bots.uploads import upload_version
@@ -36,46 +33,12 @@ from web.pipeline.tasks import reap_matches_task
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-class PrivateRedis:
-    """A redis-server on a free port that keeps nothing on disk: a restart loses every
-    message, as a broker without persistence does."""
-
-    def __init__(self, folder: Path) -> None:
-        binary = shutil.which("redis-server")
-        if binary is None:
-            pytest.skip("redis-server is not installed (make services)")
-        self.binary, self.folder = binary, folder
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            self.port = probe.getsockname()[1]
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        argv = [self.binary, "--port", str(self.port), "--bind", "127.0.0.1"]
-        argv += ["--save", "", "--appendonly", "no", "--dir", str(self.folder)]
-        self.process = subprocess.Popen(argv, stdout=subprocess.DEVNULL)
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            with socket.socket() as client:
-                if client.connect_ex(("127.0.0.1", self.port)) == 0:
-                    return
-            time.sleep(0.05)
-        pytest.fail("the private redis-server did not start")
-
-    def kill(self) -> None:
-        assert self.process is not None
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait()
-
-
 @pytest.fixture
 def private_redis(tmp_path: Path) -> Iterator[PrivateRedis]:
     redis = PrivateRedis(tmp_path)
     redis.start()
     yield redis
-    if redis.process is not None and redis.process.poll() is None:
-        redis.kill()
+    redis.stop()
 
 
 def test_jobs_lost_with_redis_and_an_upload_while_it_is_down_are_all_played(
