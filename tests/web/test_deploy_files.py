@@ -162,7 +162,7 @@ def test_the_example_never_puts_the_sites_cache_in_the_brokers_database() -> Non
     text = ENV_EXAMPLE.read_text()
     assert env_example()["CACHE_URL"] == ""
     suggested = re.findall(r"^#\s+CACHE_URL=(\S+)$", text, re.MULTILINE)
-    assert suggested == ["redis://site:PASSWORD@redis:6379/1"]
+    assert suggested == ["redis://cache:PASSWORD@redis:6379/1"]
     broker = env_example()["REDIS_URL"]
     cache = site_caches(suggested[0], broker_url=broker)["default"]
     assert cache["LOCATION"] == suggested[0] and cache["KEY_PREFIX"] == "cache"

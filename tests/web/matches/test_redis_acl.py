@@ -109,13 +109,13 @@ def assert_nothing_refused(acl: AclRedis) -> None:
 def test_the_platform_and_an_arena_worker_play_matches_as_their_users_refused_nothing(
     tmp_path: Path, settings: Any, acl_redis: AclRedis
 ) -> None:
+    settings.LADDER_DUPLICATE = False  # one match, not a deal set
     settings.MATCH_GAMES = 2
     platform_url, arena_url = acl_redis.url("platform"), acl_redis.url("arena")
     arena_log, platform_log = tmp_path / "arena.log", tmp_path / "platform.log"
     # As docker-compose.yml runs it: with the scheduler and Celery's worker events; the
     # reaper runs often (sending to the maintenance queue), the ladder's top-up not at all.
     env = platform_env(platform_url, MATCH_REAPER_SECONDS="3", LADDER_TOP_UP_SECONDS="3600")
-    env["DATA_DIR"] = str(tmp_path)  # beat's schedule file
     with (
         platform_broker(platform_url),
         platform_worker(env, platform_log, AS_SHIPPED),
@@ -174,6 +174,7 @@ def test_the_platform_and_an_arena_worker_play_matches_as_their_users_refused_no
 def test_a_job_whose_arena_worker_was_killed_is_delivered_again_under_the_acl(
     tmp_path: Path, settings: Any, acl_redis: AclRedis
 ) -> None:
+    settings.LADDER_DUPLICATE = False  # one match, not a deal set
     settings.MATCH_GAMES = 40  # long enough to be killed in the middle
     for name in ("dan", "eve"):
         make_active(name)
