@@ -3,8 +3,9 @@ extension), and what the API answers when it refuses (a postprocessing hook). Th
 drf-spectacular documents successes only; every refusal has one ``Error`` shape,
 ``{"detail": ..., "code": ...}`` (web/api/errors.py), and a request body that does not
 validate has field errors. Which statuses an operation can answer follows from what it
-takes: a token (401), path parameters (404), query parameters (400, 404) or a body (400),
-a change (403, 409), an upload (413), and every request may be throttled (429).
+takes: a token (401), path parameters (404), query parameters (400, 404) or a body (400;
+415 when of another content type), a change (403, 409), an upload (413), and every request
+may be throttled (429).
 tests/web/api/test_schema.py checks the real answers against it."""
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ _REASONS = {
     404: "No such object.",
     409: "In conflict with what exists (a name taken, a game that differs, a quota).",
     413: "The body is larger than an upload may be.",
+    415: "The body is not of the operation's one content type (JSON; multipart for uploads).",
     429: "Too many requests: throttled, or over a quota; try again later.",
 }
 _WRITES = {"post", "put", "patch", "delete"}
@@ -74,7 +76,7 @@ def statuses(method: str, operation: dict[str, Any]) -> set[int]:
     if "query" in places:
         found |= {400, 404}  # a bad filter; a page or a game that does not exist
     if "requestBody" in operation:
-        found.add(400)
+        found |= {400, 415}
     if method in _WRITES:
         found |= {400, 403, 404, 409}
     body = operation.get("requestBody", {}).get("content", {})

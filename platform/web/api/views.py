@@ -11,7 +11,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import exceptions, generics, mixins, permissions, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.serializers import BaseSerializer
@@ -116,7 +116,8 @@ class BotVersionViewSet(
     """A bot's versions; ``POST`` uploads a new one (multipart, the bot's owner only)."""
 
     serializer_class = s.VersionSerializer
-    parser_classes = [MultiPartParser, FormParser]
+    # The upload sends a file: multipart, and only multipart (one content type per operation).
+    parser_classes = [MultiPartParser]
     lookup_field = "number"
     filter_backends: list[Any] = []
 
@@ -148,7 +149,7 @@ class UploadView(generics.GenericAPIView[Any]):
     """Upload a version by bot name (``cucumbers upload``): creates the bot when ``game``
     is given and you have no bot of that name yet."""
 
-    parser_classes = [MultiPartParser, FormParser]
+    parser_classes = [MultiPartParser]
     permission_classes = [permissions.IsAuthenticated]
     serializer_class = s.NamedUploadSerializer
 

@@ -28,6 +28,9 @@ from web.matches.replays import StoredFiles
 
 pytestmark = pytest.mark.django_db
 
+#: The content type of every API body but an upload's.
+JSON = "application/json"
+
 
 @pytest.fixture
 def token(user: User) -> str:
@@ -83,7 +86,7 @@ def test_a_bot_row_says_how_far_its_next_game_moves_it(client: Client) -> None:
 
 
 def test_a_bot_is_created_for_its_owner(api: Client, user: User) -> None:
-    response = api.post("/api/bots/", {"name": "ducker", "game": "concombre"})
+    response = api.post("/api/bots/", {"name": "ducker", "game": "concombre"}, JSON)
     assert response.status_code == 201
     assert response.json()["owner"] == "alice"
     assert Bot.objects.get(name="ducker").owner == user
@@ -91,13 +94,13 @@ def test_a_bot_is_created_for_its_owner(api: Client, user: User) -> None:
 
 def test_a_duplicate_bot_name_is_409(api: Client, user: User) -> None:
     BotFactory(owner=user, name="ducker")
-    response = api.post("/api/bots/", {"name": "Ducker", "game": "concombre"})
+    response = api.post("/api/bots/", {"name": "Ducker", "game": "concombre"}, JSON)
     assert response.status_code == 409
     assert "already have a bot" in response.json()["detail"]
 
 
 def test_a_bad_bot_name_is_400(api: Client) -> None:
-    response = api.post("/api/bots/", {"name": "../x", "game": "concombre"})
+    response = api.post("/api/bots/", {"name": "../x", "game": "concombre"}, JSON)
     assert response.status_code == 400 and "name" in response.json()
 
 
@@ -105,6 +108,25 @@ def test_the_owner_deactivates_a_bot(api: Client, user: User) -> None:
     bot = BotFactory(owner=user)
     response = api.patch(f"/api/bots/{bot.pk}/", {"active": False}, content_type="application/json")
     assert response.status_code == 200 and response.json()["active"] is False
+
+
+def test_a_json_operation_refuses_a_form_body(api: Client, user: User) -> None:
+    # One content type per operation: a form (or multipart) body is not read as JSON.
+    for body, content_type in (
+        ("name=ducker&game=concombre", "application/x-www-form-urlencoded"),
+        ({"name": "ducker", "game": "concombre"}, None),  # the test client's multipart
+    ):
+        extra = {"content_type": content_type} if content_type else {}
+        response = api.post("/api/bots/", body, **extra)
+        assert response.status_code == 415, response.content
+        assert response.json()["code"] == "unsupported_media_type"
+    assert not Bot.objects.exists()
+
+
+def test_an_upload_refuses_a_json_body(api: Client, user: User) -> None:
+    bot = BotFactory(owner=user)
+    response = api.post(f"/api/bots/{bot.pk}/versions/", {"file": "def play(v): ..."}, JSON)
+    assert response.status_code == 415 and response.json()["code"] == "unsupported_media_type"
 
 
 def test_no_one_deletes_a_bot_through_the_api(api: Client, user: User) -> None:
@@ -258,9 +280,9 @@ def test_a_missing_replay_is_404(client: Client, match: object) -> None:
 def test_tokens_are_created_listed_and_revoked(api: Client, user: User) -> None:
     # Created from a signed-in session only (a token cannot mint tokens: test_hardening.py);
     # listed and revoked with a token too.
-    created = logged_in(user).post("/api/tokens/", {"name": "ci"})
+    created = logged_in(user).post("/api/tokens/", {"name": "ci"}, JSON)
     assert created.status_code == 201 and created.json()["token"].startswith("cuc_")
-    assert api.post("/api/tokens/", {"name": "minted"}).status_code == 403
+    assert api.post("/api/tokens/", {"name": "minted"}, JSON).status_code == 403
     listed = api.get("/api/tokens/").json()["results"]
     assert {t["name"] for t in listed} == {"tests", "ci"}
     assert all("token" not in t for t in listed)

@@ -97,7 +97,7 @@ def test_public_reads_answer_as_the_schema_says(
 
 def test_an_owners_writes_answer_as_the_schema_says(openapi: OpenAPI, user: User) -> None:
     session = logged_in(user)
-    made = checked(openapi, session.post("/api/tokens/", {"name": "ci"}))
+    made = checked(openapi, session.post("/api/tokens/", {"name": "ci"}, "application/json"))
     assert made.status_code == 201
     api = Client(HTTP_AUTHORIZATION=f"Token {made.json()['token']}")
     assert checked(openapi, api.get("/api/tokens/")).status_code == 200
@@ -195,3 +195,19 @@ def test_tournaments_answer_as_the_schema_says(
         assert response.status_code == status, response.content
         checked(openapi, response)
     assert checked(openapi, api.delete(f"{url}{created.json()['id']}/")).status_code == 204
+
+
+def test_each_operation_takes_one_content_type_and_only_uploads_take_multipart() -> None:
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    taken = {
+        (method.upper(), path): list(operation["requestBody"]["content"])
+        for path, methods in schema["paths"].items()
+        for method, operation in methods.items()
+        if "requestBody" in operation
+    }
+    uploads = {("POST", "/api/bots/{bot_pk}/versions/"), ("POST", "/api/uploads/")}
+    assert {key for key, types in taken.items() if types == ["multipart/form-data"]} == uploads
+    assert {key: types for key, types in taken.items() if key not in uploads} == {
+        key: ["application/json"] for key in taken if key not in uploads
+    }
+    assert ("POST", "/api/challenges/") in taken and ("PATCH", "/api/bots/{id}/") in taken
