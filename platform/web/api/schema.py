@@ -1,8 +1,8 @@
 """The OpenAPI schema beyond what drf-spectacular infers: the token authentication (an
 extension), and what the API answers when it refuses (a postprocessing hook). The hook:
 drf-spectacular documents successes only; every refusal has one ``Error`` shape,
-``{"detail": ..., "code": ...}`` (web/api/errors.py), and a request body that does not
-validate has field errors. Which statuses an operation can answer follows from what it
+``{"detail": ..., "code": ...}``, with ``fields`` when a body or query parameters do not
+validate (web/api/errors.py). Which statuses an operation can answer follows from what it
 takes: a token (401), path parameters (404), query parameters (400, 404) or a body (400;
 415 when of another content type), a change (403, 409), an upload (413), and every request
 may be throttled (429).
@@ -30,17 +30,24 @@ class ApiTokenScheme(OpenApiAuthenticationExtension):  # type: ignore[no-untyped
 
 ERROR = {
     "type": "object",
-    "description": "A refusal: a message to show and a machine-readable code.",
+    "description": "A refusal, in the one shape of every error of the API: a message to show"
+    " and a machine-readable code; ``fields`` when a body or query parameters do not validate.",
     "properties": {
         "detail": {"type": "string", "description": "what went wrong, for a person"},
-        "code": {"type": "string", "description": "what went wrong, for a program"},
+        "code": {
+            "type": "string",
+            "description": "what went wrong, for a program: invalid (see fields), not_found,"
+            " not_authenticated, permission_denied, throttled, unsupported_media_type,"
+            " parse_error, or a refusal's own (duplicate_name, too_many_uploads...)",
+        },
+        "fields": {
+            "type": "object",
+            "description": "invalid only: the messages of each field or query parameter that"
+            " does not validate (an item of a list as name.0)",
+            "additionalProperties": {"type": "array", "items": {"type": "string"}},
+        },
     },
-    "required": ["detail"],
-}
-FIELD_ERRORS = {
-    "type": "object",
-    "description": "A request body that does not validate: the problems of each field.",
-    "additionalProperties": {"type": "array", "items": {"type": "string"}},
+    "required": ["detail", "code"],
 }
 _REASONS = {
     400: "The request is malformed (a body that does not validate, a bad filter).",
@@ -56,14 +63,7 @@ _WRITES = {"post", "put", "patch", "delete"}
 
 
 def _error(status: int) -> dict[str, Any]:
-    schema: dict[str, Any] = {"$ref": "#/components/schemas/Error"}
-    if status == 400:
-        schema = {
-            "oneOf": [
-                {"$ref": "#/components/schemas/Error"},
-                {"$ref": "#/components/schemas/FieldErrors"},
-            ]
-        }
+    schema = {"$ref": "#/components/schemas/Error"}
     return {"description": _REASONS[status], "content": {"application/json": {"schema": schema}}}
 
 
@@ -108,7 +108,6 @@ def document_errors(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     _null_as_a_type(result)
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
     schemas["Error"] = ERROR
-    schemas["FieldErrors"] = FIELD_ERRORS
     for methods in result.get("paths", {}).values():
         for method, operation in methods.items():
             responses = operation.setdefault("responses", {})

@@ -171,6 +171,7 @@ class TournamentViewSet(viewsets.ReadOnlyModelViewSet[Tournament]):
     """Tournaments, newest start first; one with its standings and schedule."""
 
     filterset_class = TournamentFilter
+    lookup_value_regex = r"[0-9]+"
 
     def get_queryset(self) -> QuerySet[Tournament]:
         return Tournament.objects.annotate(entrants=Count("entries")).order_by("-starts_at", "-id")

@@ -31,6 +31,9 @@ from . import serializers as s
 from .errors import Refused
 from .filters import BotFilter, MatchFilter
 
+#: What an id or a number in the API's paths looks like: anything else is no address (a 404).
+IDS = r"[0-9]+"
+
 
 class IsOwnerOrReadOnly(permissions.BasePermission):
     message = "only the bot's owner can change it"
@@ -83,6 +86,7 @@ class BotViewSet(
     queryset = Bot.objects.select_related("owner", "active_version").order_by("id")
     filterset_class = BotFilter
     permission_classes = [permissions.IsAuthenticatedOrReadOnly, IsOwnerOrReadOnly]
+    lookup_value_regex = IDS
     http_method_names = ["get", "post", "patch", "head", "options"]
 
     def get_serializer_class(self) -> type[Any]:
@@ -119,6 +123,7 @@ class BotVersionViewSet(
     # The upload sends a file: multipart, and only multipart (one content type per operation).
     parser_classes = [MultiPartParser]
     lookup_field = "number"
+    lookup_value_regex = IDS
     filter_backends: list[Any] = []
 
     queryset = BotVersion.objects.all()  # for the schema; requests use get_queryset
@@ -192,6 +197,7 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet[Match]):
 
     serializer_class = s.MatchSerializer
     filterset_class = MatchFilter
+    lookup_value_regex = IDS
     queryset = Match.objects.all()  # for the schema; requests use get_queryset
 
     def get_queryset(self) -> QuerySet[Match]:
@@ -223,6 +229,7 @@ class TokenViewSet(
     serializer_class = s.TokenSerializer
     permission_classes = [permissions.IsAuthenticated]
     filter_backends: list[Any] = []
+    lookup_value_regex = IDS
 
     queryset = ApiToken.objects.all()  # for the schema; requests use get_queryset
 

@@ -101,7 +101,10 @@ def test_a_duplicate_bot_name_is_409(api: Client, user: User) -> None:
 
 def test_a_bad_bot_name_is_400(api: Client) -> None:
     response = api.post("/api/bots/", {"name": "../x", "game": "concombre"}, JSON)
-    assert response.status_code == 400 and "name" in response.json()
+    assert response.status_code == 400
+    body = response.json()
+    assert body["code"] == "invalid" and list(body["fields"]) == ["name"]
+    assert body["detail"].startswith("name: ")
 
 
 def test_the_owner_deactivates_a_bot(api: Client, user: User) -> None:
@@ -171,7 +174,12 @@ def test_a_bad_upload_gets_its_status_and_code(
 def test_an_empty_file_part_is_400(api: Client, user: User) -> None:
     bot = BotFactory(owner=user)
     response = api.post(f"/api/bots/{bot.pk}/versions/", {"file": py(b"")})
-    assert response.status_code == 400 and "file" in response.json()
+    assert response.status_code == 400
+    assert response.json() == {
+        "detail": "file: The submitted file is empty.",
+        "code": "invalid",
+        "fields": {"file": ["The submitted file is empty."]},
+    }
 
 
 def test_a_path_like_filename_never_reaches_storage(api: Client, user: User) -> None:
@@ -298,6 +306,61 @@ def test_someone_elses_token_is_404(api: Client, other_user: User) -> None:
 
 def test_the_token_list_refuses_an_anonymous_caller(client: Client) -> None:
     assert client.get("/api/tokens/").status_code == 401
+
+
+# --- errors: one shape everywhere under /api/ --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/bots/abc/",  # a malformed id
+        "/api/bots/abc/versions/",
+        "/api/bots/-1/stats/",
+        "/api/matches/1/games/x/replay/",
+        "/api/tournaments/1.5/entries/",
+        "/api/nothing-here/",  # an unknown path
+        "/api/bots/1/versions/1/nope/",
+    ],
+)
+def test_an_address_the_api_lacks_is_a_json_404(client: Client, path: str) -> None:
+    for method in ("get", "post", "delete"):
+        response = getattr(client, method)(path)
+        assert response.status_code == 404, (method, path)
+        assert response["Content-Type"] == "application/json"
+        assert response.json() == {
+            "detail": f"{path} is no address of the API (see /api/docs/)",
+            "code": "not_found",
+        }
+
+
+def test_the_sites_own_404_page_stays_html(client: Client) -> None:
+    response = client.get("/no-such-page/")
+    assert response.status_code == 404 and response["Content-Type"].startswith("text/html")
+
+
+def test_a_missing_object_and_a_wrong_method_answer_in_the_one_shape(api: Client) -> None:
+    assert api.get("/api/bots/999999/").json() == {"detail": "No Bot matches the given query.",
+                                                    "code": "not_found"}  # fmt: skip
+    wrong = api.put("/api/bots/999999/", {}, JSON)
+    assert wrong.status_code == 405 and wrong.json()["code"] == "method_not_allowed"
+    malformed = api.post("/api/bots/", "{not json", JSON)
+    assert malformed.status_code == 400 and malformed.json()["code"] == "parse_error"
+    assert set(malformed.json()) == {"detail", "code"}
+
+
+def test_a_body_that_does_not_validate_names_each_field(api: Client, user: User) -> None:
+    mine = BotFactory(owner=user)
+    response = api.post("/api/challenges/", {"bot": mine.pk, "opponents": [1, "x"]}, JSON)
+    assert response.status_code == 400
+    assert response.json() == {
+        "detail": "opponents.1: A valid integer is required.",
+        "code": "invalid",
+        "fields": {"opponents.1": ["A valid integer is required."]},
+    }
+    missing = api.post("/api/challenges/", {}, JSON).json()
+    assert missing["code"] == "invalid" and set(missing["fields"]) == {"bot", "opponents"}
+    assert missing["detail"] == "bot: This field is required.; opponents: This field is required."
 
 
 # --- schema, docs, throttling -----------------------------------------------------------------
