@@ -14,6 +14,8 @@ from typing import Any
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 
+from .bounds import LARGEST_ID
+
 
 class ApiTokenScheme(OpenApiAuthenticationExtension):  # type: ignore[no-untyped-call]
     target_class = "web.accounts.authentication.ApiTokenAuthentication"
@@ -103,6 +105,16 @@ def _null_as_a_type(node: object) -> None:
             _null_as_a_type(value)
 
 
+def _ids_in_paths(operation: dict[str, Any]) -> None:
+    """Every path parameter of the API is an id or a number (a version's, a game's) that its
+    URL matches as digits (web/api/urls.py, the viewsets' ``lookup_value_regex``): a positive
+    integer, whatever drf-spectacular read from the route (a string pattern, a model's
+    bounds). Anything else is no address of the API: a 404."""
+    for parameter in operation.get("parameters", []):
+        if parameter.get("in") == "path":
+            parameter["schema"] = {"type": "integer", "minimum": 1, "maximum": LARGEST_ID}
+
+
 def document_errors(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     """drf-spectacular's postprocessing hook (SPECTACULAR_SETTINGS)."""
     _null_as_a_type(result)
@@ -110,6 +122,7 @@ def document_errors(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     schemas["Error"] = ERROR
     for methods in result.get("paths", {}).values():
         for method, operation in methods.items():
+            _ids_in_paths(operation)
             responses = operation.setdefault("responses", {})
             for status in sorted(statuses(method, operation)):
                 responses.setdefault(str(status), _error(status))

@@ -5,16 +5,20 @@ from __future__ import annotations
 
 from typing import Any, cast
 
+from django.conf import settings
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.request import Request
 
+from cucumbers.games import rules_for
 from web.accounts.models import ApiToken
 from web.bots.access import sees_private
 from web.bots.models import BOT_NAME_PATTERN, Bot, BotVersion, Game
 from web.matches.models import Match, MatchGame, Participant
 from web.matches.privacy import NOBODY, Sight, faults_seen, outputs_seen, sight
+
+from .bounds import LARGEST_ID
 
 
 class BotSerializer(serializers.ModelSerializer[Bot]):
@@ -129,6 +133,10 @@ class NamedUploadSerializer(UploadSerializer):
 class UploadResultSerializer(serializers.Serializer[None]):
     bot = BotSerializer()
     version = VersionSerializer()
+
+
+class LeaderboardQuery(serializers.Serializer[Any]):
+    game = serializers.ChoiceField(choices=Game.choices, default=Game.FIVE_CUCUMBERS.value)
 
 
 class LeaderboardEntrySerializer(serializers.Serializer[Bot]):
@@ -256,9 +264,31 @@ class ChallengeCreatedSerializer(serializers.Serializer[dict[str, object]]):
     url = serializers.CharField(help_text="the match's page")
 
 
+def bot_id(**kwargs: Any) -> serializers.IntegerField:
+    """A bot's id in a body: a positive 64-bit integer."""
+    return serializers.IntegerField(min_value=1, max_value=LARGEST_ID, **kwargs)
+
+
+#: The most opponents one challenge may name: the largest table of any game, less yours.
+MAX_OPPONENTS = max(rules_for(game).max_players for game in Game.values) - 1
+
+
 class ChallengeRequest(serializers.Serializer[dict[str, object]]):
-    bot = serializers.IntegerField(help_text="your bot's id")
-    opponents = serializers.ListField(child=serializers.IntegerField(), min_length=1)
+    bot = bot_id(help_text="your bot's id")
+    opponents = serializers.ListField(
+        child=bot_id(),
+        min_length=1,
+        max_length=MAX_OPPONENTS,
+        help_text="the bots to play against; the game's table size bounds them",
+    )
     games = serializers.IntegerField(
         required=False, min_value=1, help_text="games to play (default: the ladder's number)"
     )
+
+    def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
+        fields = super().get_fields()
+        # The schema's bound (the setting of the moment); the challenge service refuses
+        # beyond it with its own code (bad_games) and message, as the challenge form does.
+        # Set after the field was made, the attribute adds no validator: the schema reads it.
+        fields["games"].max_value = settings.CHALLENGE_MAX_GAMES  # type: ignore[attr-defined]
+        return fields

@@ -18,6 +18,7 @@ from web.tournaments.models import Entry, Tournament, TournamentStatus
 from web.tournaments.standings import Standings, standings
 from web.users import signed_in
 
+from .bounds import LARGEST_ID
 from .errors import Refused
 
 
@@ -181,7 +182,7 @@ class TournamentViewSet(viewsets.ReadOnlyModelViewSet[Tournament]):
 
 
 class TournamentEntryRequest(serializers.Serializer[Any]):
-    bot = serializers.IntegerField(min_value=1, max_value=2**63 - 1)
+    bot = serializers.IntegerField(min_value=1, max_value=LARGEST_ID)
 
 
 class EntryListView(generics.GenericAPIView[Any]):

@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import QuerySet
-from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, generics, mixins, permissions, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.parsers import MultiPartParser
@@ -42,11 +41,7 @@ class IsOwnerOrReadOnly(permissions.BasePermission):
         return request.method in permissions.SAFE_METHODS or access.is_owner(request.user, obj)
 
 
-@extend_schema(
-    parameters=[
-        OpenApiParameter("game", enum=Game.values, default=Game.FIVE_CUCUMBERS.value),
-    ]
-)
+@extend_schema(parameters=[s.LeaderboardQuery])
 class LeaderboardView(generics.ListAPIView[Bot]):
     """Bots that play ranked games in one game, best first; ``rank`` counts from 1."""
 
@@ -54,9 +49,9 @@ class LeaderboardView(generics.ListAPIView[Bot]):
     filter_backends: list[Any] = []
 
     def get_queryset(self) -> QuerySet[Bot]:
-        game = self.request.query_params.get("game", Game.FIVE_CUCUMBERS)
-        if game not in Game.values:
-            raise Http404("no such game")
+        query = s.LeaderboardQuery(data=self.request.query_params)
+        query.is_valid(raise_exception=True)  # an unknown game is a 400, as in the filters
+        game = query.validated_data["game"]
         return Bot.objects.on_leaderboard(game).select_related("owner", "active_version")
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:

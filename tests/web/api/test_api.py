@@ -61,7 +61,10 @@ def test_the_leaderboard_ranks_bots_of_one_game(client: Client) -> None:
 
 
 def test_the_leaderboard_refuses_an_unknown_game(client: Client) -> None:
-    assert client.get("/api/leaderboard/?game=chess").status_code == 404
+    # A 400 that names the parameter, as the lists' filters answer (it was once a 404).
+    response = client.get("/api/leaderboard/?game=chess")
+    assert response.status_code == 400
+    assert list(response.json()["fields"]) == ["game"]
 
 
 # --- bots ---------------------------------------------------------------------------------
@@ -308,6 +311,54 @@ def test_the_token_list_refuses_an_anonymous_caller(client: Client) -> None:
     assert client.get("/api/tokens/").status_code == 401
 
 
+# --- query parameters -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("query", "parameter"),
+    [
+        ("/api/matches/?bot=x", "bot"),
+        ("/api/matches/?bot=1.5", "bot"),
+        ("/api/matches/?bot=0", "bot"),
+        (f"/api/matches/?bot={2**63}", "bot"),
+        ("/api/matches/?status=lost", "status"),
+        ("/api/matches/?kind=friendly", "kind"),
+        ("/api/matches/?game=chess", "game"),
+        ("/api/matches/?owner=" + "a" * 151, "owner"),
+        ("/api/bots/?active=maybe", "active"),
+        ("/api/bots/?page=abc", "page"),
+        ("/api/bots/?page=0", "page"),
+        ("/api/bots/?page=-2", "page"),
+        ("/api/bots/?page_size=-1", "page_size"),
+        ("/api/bots/?page_size=0", "page_size"),
+        ("/api/bots/?page_size=201", "page_size"),
+        ("/api/bots/?page_size=ten", "page_size"),
+        ("/api/tournaments/?status=someday", "status"),
+        ("/api/leaderboard/?page=last", "page"),
+        ("/api/tokens/?page_size=1e3", "page_size"),
+    ],
+)
+def test_a_junk_query_value_is_a_400_that_names_it(api: Client, query: str, parameter: str) -> None:
+    response = api.get(query)
+    assert response.status_code == 400, response.content
+    body = response.json()
+    assert body["code"] == "invalid" and list(body["fields"]) == [parameter]
+    assert body["detail"].startswith(f"{parameter}: ")
+
+
+def test_good_query_values_filter_and_page(api: Client, user: User) -> None:
+    BotFactory(owner=user, name="on")
+    BotFactory(owner=user, name="off", active=False)
+    for value, names in (("true", ["on"]), ("0", ["off"]), ("False", ["off"])):
+        listed = api.get(f"/api/bots/?active={value}").json()["results"]
+        assert [b["name"] for b in listed] == names, value
+    first = api.get("/api/bots/?page_size=1").json()
+    assert (first["count"], len(first["results"])) == (2, 1) and "page=2" in first["next"]
+    second = api.get("/api/bots/?page_size=1&page=2").json()
+    assert second["next"] is None and second["results"][0]["id"] != first["results"][0]["id"]
+    assert api.get("/api/bots/?page=3&page_size=1").status_code == 404  # past the last page
+
+
 # --- errors: one shape everywhere under /api/ --------------------------------------------------
 
 
@@ -332,6 +383,24 @@ def test_an_address_the_api_lacks_is_a_json_404(client: Client, path: str) -> No
             "detail": f"{path} is no address of the API (see /api/docs/)",
             "code": "not_found",
         }
+
+
+def test_a_crash_under_the_api_is_a_json_500(
+    user: User, token: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from web.api.views import BotViewSet
+
+    def crash(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(BotViewSet, "list", crash)
+    client = Client(raise_request_exception=False, HTTP_AUTHORIZATION=f"Token {token}")
+    response = client.get("/api/bots/")
+    assert response.status_code == 500 and response["Content-Type"] == "application/json"
+    assert response.json() == {
+        "detail": "server error: the failure is logged",
+        "code": "server_error",
+    }
 
 
 def test_the_sites_own_404_page_stays_html(client: Client) -> None:

@@ -148,7 +148,12 @@ def test_refusals_answer_as_the_schema_says(openapi: OpenAPI, user: User, other_
         (api, "post", "/api/tokens/", {"name": "minted"}, 403),
         (api, "delete", "/api/tokens/999999/", None, 404),
         (api, "get", "/api/matches/999999/games/1/replay/", None, 404),
-        (api, "get", "/api/leaderboard/?game=chess", None, 404),
+        (api, "get", "/api/leaderboard/?game=chess", None, 400),
+        (api, "get", "/api/bots/?page=abc", None, 400),
+        (api, "get", "/api/bots/?active=maybe&page_size=-1", None, 400),
+        (api, "get", f"/api/bots/{theirs.pk}/stats/?points=1", None, 400),
+        (api, "get", "/api/bots/abc/versions/", None, 404),
+        (api, "post", "/api/bots/", "name=x&game=concombre", 415),
         (api, "get", "/api/matches/?bot=x", None, 400),
         (api, "get", "/api/bots/?page=99", None, 404),
         (Client(HTTP_AUTHORIZATION="Token cuc_nope"), "get", "/api/bots/", None, 401),
@@ -158,6 +163,8 @@ def test_refusals_answer_as_the_schema_says(openapi: OpenAPI, user: User, other_
         call = getattr(client, method)
         if data is None:
             response = call(path)
+        elif isinstance(data, str):  # a form body, where JSON is expected
+            response = call(path, data, "application/x-www-form-urlencoded")
         elif method == "post" and "file" in data:
             response = call(path, data)
         else:
