@@ -13,6 +13,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
 from rest_framework import status, views
 from rest_framework.exceptions import APIException, ErrorDetail, ValidationError
+from rest_framework.request import Request
 from rest_framework.response import Response
 
 from web.refusals import Refusal
@@ -25,11 +26,13 @@ INVALID = "invalid"
 
 class Refused(APIException):
     """A :class:`~web.refusals.Refusal` (an upload's, a challenge's) answered with its
-    status (400, 403, 404, 409, 413, 429) and its problem as the ``code``."""
+    status (400, 403, 404, 409, 413, 429) and its problem as the ``code``; a link in its
+    message is an absolute URL of the site that answers ``request``."""
 
-    def __init__(self, error: Refusal) -> None:
+    def __init__(self, error: Refusal, request: Request) -> None:
         self.status_code = int(error.http_status)
-        super().__init__(detail=error.message, code=error.problem.value)
+        detail = error.message_linking(request.build_absolute_uri)
+        super().__init__(detail=detail, code=error.problem.value)
 
 
 def _flattened(errors: Any, prefix: str = "") -> Iterator[tuple[str, str]]:

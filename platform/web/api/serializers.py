@@ -261,7 +261,7 @@ class NewTokenSerializer(TokenSerializer):
 class ChallengeCreatedSerializer(serializers.Serializer[dict[str, object]]):
     id = serializers.IntegerField(help_text="the match's id")
     status = serializers.CharField(help_text="queued, at first")
-    url = serializers.CharField(help_text="the match's page")
+    url = serializers.URLField(help_text="the match's page (an absolute URL)")
 
 
 def bot_id(**kwargs: Any) -> serializers.IntegerField:

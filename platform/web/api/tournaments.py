@@ -199,7 +199,7 @@ class EntryListView(generics.GenericAPIView[Any]):
         try:
             entry = enter(signed_in(request), tournament_pk, data.validated_data["bot"])
         except EntryError as error:
-            raise Refused(error) from None
+            raise Refused(error, request) from None
         return Response(TournamentEntrySerializer(entry).data, status=status.HTTP_201_CREATED)
 
 
@@ -215,7 +215,7 @@ class EntryView(generics.GenericAPIView[Any]):
         try:
             withdraw(signed_in(request), tournament_pk, entry_pk)
         except EntryError as error:
-            raise Refused(error) from None
+            raise Refused(error, request) from None
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

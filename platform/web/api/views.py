@@ -92,7 +92,7 @@ class BotViewSet(
         try:
             serializer.instance = create_bot(signed_in(self.request), data["name"], data["game"])
         except UploadError as error:
-            raise Refused(error) from None
+            raise Refused(error, self.request) from None
 
     @extend_schema(responses=s.BotSerializer)
     def partial_update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -141,7 +141,7 @@ class BotVersionViewSet(
             name, data = read_upload(form.validated_data["file"])
             version = upload_version(signed_in(request), name, data, bot=bot)
         except UploadError as error:
-            raise Refused(error) from None
+            raise Refused(error, request) from None
         return _upload_response(request, version)
 
 
@@ -182,7 +182,7 @@ class UploadView(generics.GenericAPIView[Any]):
             else:
                 version = upload_version(owner, name, data, bot=bot)
         except UploadError as error:
-            raise Refused(error) from None
+            raise Refused(error, request) from None
         return _upload_response(request, version)
 
 
@@ -269,8 +269,8 @@ class ChallengeView(generics.GenericAPIView[Any]):
                 data.validated_data.get("games"),
             )
         except ChallengeError as error:
-            raise Refused(error) from None
+            raise Refused(error, request) from None
+        url = request.build_absolute_uri(match.get_absolute_url())
         return Response(
-            {"id": match.pk, "status": match.status, "url": match.get_absolute_url()},
-            status=status.HTTP_201_CREATED,
+            {"id": match.pk, "status": match.status, "url": url}, status=status.HTTP_201_CREATED
         )

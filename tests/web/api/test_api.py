@@ -223,6 +223,20 @@ def test_too_many_uploads_are_429(api: Client, user: User, settings: object) -> 
     assert response.status_code == 429 and response.json()["code"] == "too_many_uploads"
 
 
+def test_a_second_upload_of_the_same_file_is_a_409_with_an_absolute_link(
+    api: Client, user: User
+) -> None:
+    bot = BotFactory(owner=user, name="twice")
+    assert api.post(f"/api/bots/{bot.pk}/versions/", {"file": py()}).status_code == 201
+    again = api.post("/api/uploads/", {"bot": "twice", "file": py()})
+    assert again.status_code == 409
+    assert again.json() == {
+        "detail": "this file is already v1 of twice (queued for validation): nothing new to upload;"
+        f" see http://testserver/bots/{bot.pk}/",
+        "code": "duplicate_version",
+    }
+
+
 def test_upload_by_name_creates_the_bot_when_given_its_game(api: Client, user: User) -> None:
     response = api.post("/api/uploads/", {"bot": "newbie", "game": "concombre", "file": py()})
     assert response.status_code == 201

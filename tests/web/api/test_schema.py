@@ -131,6 +131,12 @@ def test_a_challenge_answers_as_the_schema_says(openapi: OpenAPI, user: User) ->
         ),
     )
     assert response.status_code == 201, response.content
+    match = Match.objects.get()
+    assert response.json() == {
+        "id": match.pk,
+        "status": "queued",
+        "url": f"http://testserver{match.get_absolute_url()}",
+    }
 
 
 def test_refusals_answer_as_the_schema_says(openapi: OpenAPI, user: User, other_user: User) -> None:
