@@ -51,13 +51,27 @@ class IdFilter(django_filters.Filter):
         super().__init__(*args, min_value=1, max_value=LARGEST_ID, **kwargs)
 
 
-@extend_schema_field({"type": "string", "maxLength": USERNAME_LENGTH})
+@extend_schema_field({"type": "string", "minLength": 1, "maxLength": USERNAME_LENGTH})
 class UsernameFilter(django_filters.CharFilter):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, max_length=USERNAME_LENGTH, **kwargs)
 
 
-class BotFilter(django_filters.FilterSet):
+class StrictFilterSet(django_filters.FilterSet):
+    """A parameter given empty (``?game=``) is refused, where django-filter reads it as "no
+    filter": leave the parameter out for that."""
+
+    def is_valid(self) -> bool:
+        form = self.form
+        form.errors  # noqa: B018  (validates the form first: add_error needs cleaned_data)
+        given = self.data or {}
+        for name in self.filters:
+            if given.get(name) == "":
+                form.add_error(name, "A value is expected (leave the parameter out for all).")
+        return super().is_valid()
+
+
+class BotFilter(StrictFilterSet):
     game = django_filters.ChoiceFilter(choices=Game.choices)
     owner = UsernameFilter(field_name="owner__username", help_text="a username")
     active = StrictBooleanFilter()
@@ -67,7 +81,7 @@ class BotFilter(django_filters.FilterSet):
         fields = ["game", "owner", "active"]
 
 
-class MatchFilter(django_filters.FilterSet):
+class MatchFilter(StrictFilterSet):
     game = django_filters.ChoiceFilter(choices=Game.choices)
     kind = django_filters.ChoiceFilter(choices=MatchKind.choices)
     status = django_filters.ChoiceFilter(choices=MatchStatus.choices)

@@ -14,16 +14,17 @@ from rest_framework.request import Request
 from cucumbers.games import rules_for
 from web.accounts.models import ApiToken
 from web.bots.access import sees_private
-from web.bots.models import BOT_NAME_PATTERN, Bot, BotVersion, Game
+from web.bots.models import Bot, BotVersion, Game, bot_name_validator
 from web.matches.models import Match, MatchGame, Participant
 from web.matches.privacy import NOBODY, Sight, faults_seen, outputs_seen, sight
 
 from .bounds import LARGEST_ID
+from .fields import JsonBoolean, JsonInteger, JsonString
 
 
 class BotSerializer(serializers.ModelSerializer[Bot]):
     owner = serializers.CharField(source="owner.username", read_only=True)
-    name = serializers.RegexField(BOT_NAME_PATTERN, max_length=40)
+    name = JsonString(max_length=40, validators=[bot_name_validator])
     game = serializers.ChoiceField(choices=Game.choices)
     active_version = serializers.IntegerField(
         source="active_version.number", read_only=True, allow_null=True, default=None
@@ -61,7 +62,8 @@ class BotSerializer(serializers.ModelSerializer[Bot]):
             "created_at",
             "url",
         ]
-        read_only_fields = ["rating", "games", "wins", "created_at"]
+        # A new bot is active: (de)activate it with PATCH (BotUpdateSerializer).
+        read_only_fields = ["active", "rating", "games", "wins", "created_at"]
 
     def get_url(self, bot: Bot) -> str:
         request: Request = self.context["request"]
@@ -69,6 +71,8 @@ class BotSerializer(serializers.ModelSerializer[Bot]):
 
 
 class BotUpdateSerializer(serializers.ModelSerializer[Bot]):
+    active = JsonBoolean(help_text="Inactive bots keep their versions but play no games.")
+
     class Meta:
         model = Bot
         fields = ["active"]
@@ -243,6 +247,11 @@ class MatchSerializer(serializers.ModelSerializer[Match]):
 
 
 class TokenSerializer(serializers.ModelSerializer[ApiToken]):
+    name = JsonString(
+        max_length=ApiToken._meta.get_field("name").max_length,
+        help_text="what this token is for, e.g. a laptop",
+    )
+
     class Meta:
         model = ApiToken
         fields = ["id", "name", "shown", "created_at", "last_used_at", "revoked_at"]
@@ -264,16 +273,18 @@ class ChallengeCreatedSerializer(serializers.Serializer[dict[str, object]]):
     url = serializers.URLField(help_text="the match's page (an absolute URL)")
 
 
-def bot_id(**kwargs: Any) -> serializers.IntegerField:
+def bot_id(**kwargs: Any) -> JsonInteger:
     """A bot's id in a body: a positive 64-bit integer."""
-    return serializers.IntegerField(min_value=1, max_value=LARGEST_ID, **kwargs)
+    return JsonInteger(min_value=1, max_value=LARGEST_ID, **kwargs)
 
 
 #: The most opponents one challenge may name: the largest table of any game, less yours.
 MAX_OPPONENTS = max(rules_for(game).max_players for game in Game.values) - 1
 
 
-class ChallengeRequest(serializers.Serializer[dict[str, object]]):
+class NewChallengeSerializer(serializers.Serializer[dict[str, object]]):
+    """A challenge asked for (``NewChallengeRequest`` in the schema)."""
+
     bot = bot_id(help_text="your bot's id")
     opponents = serializers.ListField(
         child=bot_id(),
@@ -281,7 +292,7 @@ class ChallengeRequest(serializers.Serializer[dict[str, object]]):
         max_length=MAX_OPPONENTS,
         help_text="the bots to play against; the game's table size bounds them",
     )
-    games = serializers.IntegerField(
+    games = JsonInteger(
         required=False, min_value=1, help_text="games to play (default: the ladder's number)"
     )
 

@@ -91,7 +91,8 @@ class BotStatsView(generics.GenericAPIView[Any]):
     @extend_schema(parameters=[StatsQuery])
     def get(self, request: Request, bot_pk: int) -> Response:
         bot = access.public_bot(bot_pk)
-        query = StatsQuery(data=request.query_params)
+        # A plain dict: DRF reads an empty value of a QueryDict as absent (the default).
+        query = StatsQuery(data=request.query_params.dict())
         query.is_valid(raise_exception=True)
         stats = bot_stats(
             bot,

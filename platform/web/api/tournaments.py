@@ -20,6 +20,8 @@ from web.users import signed_in
 
 from .bounds import LARGEST_ID
 from .errors import Refused
+from .fields import JsonInteger
+from .filters import StrictFilterSet
 
 
 class TournamentEntrySerializer(serializers.ModelSerializer[Entry]):
@@ -159,7 +161,7 @@ class TournamentDetailSerializer(TournamentSerializer):
         return list(TournamentTableSerializer(table.tables, many=True).data) if table else []
 
 
-class TournamentFilter(filters.FilterSet):
+class TournamentFilter(StrictFilterSet):
     game = filters.ChoiceFilter(choices=Game.choices)
     status = filters.ChoiceFilter(choices=TournamentStatus.choices)
 
@@ -181,19 +183,21 @@ class TournamentViewSet(viewsets.ReadOnlyModelViewSet[Tournament]):
         return TournamentDetailSerializer if self.action == "retrieve" else TournamentSerializer
 
 
-class TournamentEntryRequest(serializers.Serializer[Any]):
-    bot = serializers.IntegerField(min_value=1, max_value=LARGEST_ID)
+class NewEntrySerializer(serializers.Serializer[Any]):
+    """An entry asked for (``NewEntryRequest`` in the schema)."""
+
+    bot = JsonInteger(min_value=1, max_value=LARGEST_ID)
 
 
 class EntryListView(generics.GenericAPIView[Any]):
     """Enter one of your bots (one per owner, before entries close)."""
 
     permission_classes = [permissions.IsAuthenticated]
-    serializer_class = TournamentEntryRequest
+    serializer_class = NewEntrySerializer
 
     @extend_schema(responses={201: TournamentEntrySerializer})
     def post(self, request: Request, tournament_pk: int) -> Response:
-        data = TournamentEntryRequest(data=request.data)
+        data = NewEntrySerializer(data=request.data)
         data.is_valid(raise_exception=True)
         _tournament_or_404(tournament_pk)
         try:

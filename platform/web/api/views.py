@@ -49,7 +49,8 @@ class LeaderboardView(generics.ListAPIView[Bot]):
     filter_backends: list[Any] = []
 
     def get_queryset(self) -> QuerySet[Bot]:
-        query = s.LeaderboardQuery(data=self.request.query_params)
+        # A plain dict: DRF reads an empty value of a QueryDict as absent (the default).
+        query = s.LeaderboardQuery(data=self.request.query_params.dict())
         query.is_valid(raise_exception=True)  # an unknown game is a 400, as in the filters
         game = query.validated_data["game"]
         return Bot.objects.on_leaderboard(game).select_related("owner", "active_version")
@@ -255,11 +256,11 @@ class ChallengeView(generics.GenericAPIView[Any]):
     """Ask for an unrated match between your bot and the bots you pick (quota per hour)."""
 
     permission_classes = [permissions.IsAuthenticated]
-    serializer_class = s.ChallengeRequest
+    serializer_class = s.NewChallengeSerializer
 
     @extend_schema(responses={201: s.ChallengeCreatedSerializer})
     def post(self, request: Request) -> Response:
-        data = s.ChallengeRequest(data=request.data)
+        data = s.NewChallengeSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:
             match = create_challenge(

@@ -360,6 +360,55 @@ def test_a_junk_query_value_is_a_400_that_names_it(api: Client, query: str, para
     assert body["detail"].startswith(f"{parameter}: ")
 
 
+@pytest.mark.parametrize(
+    "query",
+    ["/api/bots/?game=", "/api/matches/?owner=", "/api/tournaments/?status=",
+     "/api/leaderboard/?game=", "/api/bots/{bot}/stats/?points=", "/api/bots/?active="],
+)  # fmt: skip
+def test_an_empty_query_value_is_refused_not_read_as_absent(
+    api: Client, user: User, query: str
+) -> None:
+    response = api.get(query.format(bot=BotFactory(owner=user).pk))
+    assert response.status_code == 400, response.content
+    assert response.json()["code"] == "invalid"
+    assert list(response.json()["fields"]) == [query.split("?")[1].rstrip("=")]
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"bot": "1", "opponents": [2]}, "bot"),
+        ({"bot": True, "opponents": [2]}, "bot"),
+        ({"bot": 1, "opponents": ["2"]}, "opponents.0"),
+        ({"bot": 1, "opponents": [2], "games": 2.5}, "games"),
+    ],
+)
+def test_a_body_value_of_the_wrong_json_type_is_refused(
+    api: Client, body: dict[str, object], field: str
+) -> None:
+    response = api.post("/api/challenges/", body, JSON)
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid" and list(response.json()["fields"]) == [field]
+
+
+def test_booleans_and_names_take_their_json_type(api: Client, user: User) -> None:
+    bot = BotFactory(owner=user)
+    for wrong in (0, "false", None):
+        response = api.patch(f"/api/bots/{bot.pk}/", {"active": wrong}, JSON)
+        assert response.status_code == 400 and list(response.json()["fields"]) == ["active"]
+    assert api.post("/api/bots/", {"name": 5, "game": "concombre"}, JSON).status_code == 400
+    # A new bot is active whatever the body says: it is deactivated with PATCH.
+    created = api.post("/api/bots/", {"name": "on", "game": "concombre", "active": False}, JSON)
+    assert created.status_code == 201 and created.json()["active"] is True
+
+
+def test_an_integral_float_is_an_integer_as_json_schema_says(api: Client, user: User) -> None:
+    mine, rival = active_bot(owner=user), active_bot()
+    body = {"bot": float(mine.pk), "opponents": [float(rival.pk)], "games": 2.0}
+    response = api.post("/api/challenges/", body, JSON)
+    assert response.status_code == 201, response.content
+
+
 def test_good_query_values_filter_and_page(api: Client, user: User) -> None:
     BotFactory(owner=user, name="on")
     BotFactory(owner=user, name="off", active=False)
