@@ -12,7 +12,12 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
 from rest_framework import status, views
-from rest_framework.exceptions import APIException, ErrorDetail, ValidationError
+from rest_framework.exceptions import (
+    APIException,
+    ErrorDetail,
+    UnsupportedMediaType,
+    ValidationError,
+)
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -22,6 +27,8 @@ from web.refusals import Refusal
 API_PREFIX = "/api/"
 #: The ``code`` of a body or query that does not validate; ``fields`` says where.
 INVALID = "invalid"
+#: JSON as DRF writes it, for the answers Django's handlers give.
+COMPACT = {"separators": (",", ":")}
 
 
 class Refused(APIException):
@@ -77,6 +84,10 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         response.data = invalid_body(data)
     elif isinstance(data, dict) and isinstance(data.get("detail"), ErrorDetail):
         response.data = {"detail": str(data["detail"]), "code": data["detail"].code}
+        if isinstance(exc, UnsupportedMediaType) and "view" in context:
+            # Say what the operation takes: its one content type.
+            taken = " or ".join(p.media_type for p in context["view"].get_parsers())
+            response.data["detail"] += f" This operation takes {taken}."
     else:  # an APIException raised with a list or a dict: its messages, as field errors
         response.data = invalid_body(data) | {"code": getattr(exc, "default_code", "error")}
     return response
@@ -95,6 +106,7 @@ def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
                 "code": "not_found",
             },
             status=status.HTTP_404_NOT_FOUND,
+            json_dumps_params=COMPACT,
         )
     return defaults.page_not_found(request, exception)
 
@@ -105,6 +117,7 @@ def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
         return JsonResponse(
             {"detail": "bad request", "code": "bad_request"},
             status=status.HTTP_400_BAD_REQUEST,
+            json_dumps_params=COMPACT,
         )
     return defaults.bad_request(request, exception)
 
@@ -115,5 +128,6 @@ def server_error(request: HttpRequest) -> HttpResponse:
         return JsonResponse(
             {"detail": "server error: the failure is logged", "code": "server_error"},
             status=status.HTTP_500_INTERNAL_SERVER_ERROR,
+            json_dumps_params=COMPACT,
         )
     return defaults.server_error(request)

@@ -126,13 +126,18 @@ def test_a_json_operation_refuses_a_form_body(api: Client, user: User) -> None:
         response = api.post("/api/bots/", body, **extra)
         assert response.status_code == 415, response.content
         assert response.json()["code"] == "unsupported_media_type"
+        assert response.json()["detail"].endswith(" This operation takes application/json.")
     assert not Bot.objects.exists()
 
 
 def test_an_upload_refuses_a_json_body(api: Client, user: User) -> None:
     bot = BotFactory(owner=user)
     response = api.post(f"/api/bots/{bot.pk}/versions/", {"file": "def play(v): ..."}, JSON)
-    assert response.status_code == 415 and response.json()["code"] == "unsupported_media_type"
+    assert response.status_code == 415 and response.json() == {
+        "detail": 'Unsupported media type "application/json" in request.'
+        " This operation takes multipart/form-data.",
+        "code": "unsupported_media_type",
+    }
 
 
 def test_no_one_deletes_a_bot_through_the_api(api: Client, user: User) -> None:

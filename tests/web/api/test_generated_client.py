@@ -127,8 +127,9 @@ def test_a_generated_client_calls_every_operation(
     token = ApiToken.issue(alice, "generated")[1]
 
     anyone = client_module.Client(base_url=base, raise_on_unexpected_status=True)
+    # As the generated README says: its default "Bearer" prefix (the API takes it too).
     api = client_module.AuthenticatedClient(
-        base_url=base, token=token, prefix="Token", raise_on_unexpected_status=True
+        base_url=base, token=token, raise_on_unexpected_status=True
     )
     session = DjangoClient()
     session.force_login(alice)
