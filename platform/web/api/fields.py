@@ -31,7 +31,12 @@ class JsonBoolean(serializers.BooleanField):
 
 
 class JsonString(serializers.CharField):
-    """A JSON string (not a number)."""
+    """A JSON string (not a number), as sent: untrimmed, so that the schema's lengths and
+    patterns are what it is checked against."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("trim_whitespace", False)
+        super().__init__(**kwargs)
 
     def to_internal_value(self, data: Any) -> str:
         if not isinstance(data, str):

@@ -115,6 +115,19 @@ def _ids_in_paths(operation: dict[str, Any]) -> None:
             parameter["schema"] = {"type": "integer", "minimum": 1, "maximum": LARGEST_ID}
 
 
+def _uploads(result: dict[str, Any], operation: dict[str, Any]) -> None:
+    """A multipart body takes its fields and no others (UploadSerializer refuses the rest),
+    and its file is never empty (DRF's FileField refuses an empty one)."""
+    body = operation.get("requestBody", {}).get("content", {}).get("multipart/form-data")
+    if body is not None:
+        name = body["schema"]["$ref"].rsplit("/", 1)[1]
+        component = result["components"]["schemas"][name]
+        component["additionalProperties"] = False
+        for field in component.get("properties", {}).values():
+            if field.get("format") == "binary":
+                field["minLength"] = 1
+
+
 def document_errors(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     """drf-spectacular's postprocessing hook (SPECTACULAR_SETTINGS)."""
     _null_as_a_type(result)
@@ -123,6 +136,7 @@ def document_errors(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     for methods in result.get("paths", {}).values():
         for method, operation in methods.items():
             _ids_in_paths(operation)
+            _uploads(result, operation)
             responses = operation.setdefault("responses", {})
             for status in sorted(statuses(method, operation)):
                 responses.setdefault(str(status), _error(status))

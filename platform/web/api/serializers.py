@@ -124,11 +124,30 @@ class VersionSerializer(serializers.ModelSerializer[BotVersion]):
 
 
 class UploadSerializer(serializers.Serializer[None]):
+    """An upload (multipart): these fields and no others."""
+
+    # A part of an unknown name is refused, not ignored: part names are headers, and odd
+    # ones have cost the file part its place in Django's parser (a 400 that said "No file
+    # was submitted"); a typo'd field is a mistake worth saying.
+
     file = serializers.FileField(help_text="the bot: one .py file")
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        unknown = sorted(set(self.initial_data) - set(self.fields))
+        if unknown:
+            taken = ", ".join(self.fields)
+            message = f"Unknown field: an upload takes {taken}."
+            raise serializers.ValidationError({name[:40]: [message] for name in unknown})
+        return attrs
 
 
 class NamedUploadSerializer(UploadSerializer):
-    bot = serializers.CharField(max_length=40, help_text="your bot's name")
+    bot = serializers.CharField(
+        max_length=40,
+        trim_whitespace=False,  # as sent: the pattern is what it is checked against
+        validators=[bot_name_validator],
+        help_text="your bot's name",
+    )
     game = serializers.ChoiceField(
         choices=Game.choices, required=False, help_text="needed only to create a new bot"
     )

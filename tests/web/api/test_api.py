@@ -242,6 +242,17 @@ def test_a_second_upload_of_the_same_file_is_a_409_with_an_absolute_link(
     }
 
 
+def test_an_upload_refuses_a_field_it_does_not_take(api: Client, user: User) -> None:
+    response = api.post(
+        "/api/uploads/", {"bot": "x", "game": "concombre", "gmae": "x", "file": py()}
+    )
+    assert response.status_code == 400
+    assert response.json()["fields"] == {
+        "gmae": ["Unknown field: an upload takes file, bot, game."]
+    }
+    assert not Bot.objects.exists()
+
+
 def test_upload_by_name_creates_the_bot_when_given_its_game(api: Client, user: User) -> None:
     response = api.post("/api/uploads/", {"bot": "newbie", "game": "concombre", "file": py()})
     assert response.status_code == 201
