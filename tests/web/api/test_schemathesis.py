@@ -7,8 +7,9 @@ check is swapped for a finer one: schema-valid data may meet the game's own rule
 with a refusal's code), never a validation the schema does not describe
 (:func:`schema_valid_data_passes_validation`).
 
-The cases are the same on every run (``derandomize``): a failure reproduces. A wider run
-(``EXAMPLES = 100``, random) takes about three minutes on two cores."""
+The cases are the same on every run (``derandomize``, no example database): a failure
+reproduces. For a wider look, run it with ``EXAMPLES = 80`` and ``derandomize=False``:
+about a minute and a half on two cores (three such runs were green when it was written)."""
 
 from __future__ import annotations
 
@@ -32,8 +33,8 @@ from web.accounts.models import ApiToken
 pytestmark = pytest.mark.django_db
 
 #: Cases per operation, and the longest one case may take (a request through the whole
-#: stack, with the database; generous for a busy machine). 21 operations: about 80 s on two
-#: cores.
+#: stack, with the database; generous for a busy machine). 21 operations: under a minute
+#: on two cores.
 EXAMPLES = 25
 DEADLINE_MS = 5000
 
