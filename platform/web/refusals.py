@@ -5,7 +5,7 @@ show the user. The web form shows the message; the API answers with the status a
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from enum import StrEnum
 from http import HTTPStatus
 from typing import ClassVar
@@ -17,10 +17,22 @@ class Refusal(Exception):
 
     statuses: ClassVar[Mapping[str, HTTPStatus]] = {}
 
-    def __init__(self, problem: StrEnum, message: str) -> None:
-        super().__init__(message)
+    def __init__(self, problem: StrEnum, message: str, *, link: str | None = None) -> None:
+        text = message if link is None else f"{message}; see {link}"
+        super().__init__(text)
         self.problem = problem
-        self.message = message
+        #: What to show: the message, and the link's path when there is one.
+        self.message = text
+        #: A page of the site the message points to (a path), or ``None``.
+        self.link = link
+        self._without_link = message
+
+    def message_linking(self, absolute: Callable[[str], str]) -> str:
+        """The message with its link made absolute by ``absolute`` (an API answer's: its
+        client reads it away from the site, where a path leads nowhere)."""
+        if self.link is None:
+            return self.message
+        return f"{self._without_link}; see {absolute(self.link)}"
 
     @property
     def http_status(self) -> HTTPStatus:

@@ -388,7 +388,11 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    # JSON bodies only: one request content type per operation, so that a client generated
+    # from the schema sends one body; the uploads (a file) take multipart (web/api/views.py).
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    # Pages whose parameters are checked: junk is a 400, never the first page (pagination.py).
+    "DEFAULT_PAGINATION_CLASS": "web.api.pagination.Pages",
     "PAGE_SIZE": envint("API_PAGE_SIZE", 50, minimum=1),
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

@@ -13,6 +13,12 @@ def favicon(request: HttpRequest) -> HttpResponse:
     return HttpResponsePermanentRedirect(static("web/cucumber.svg"))
 
 
+# Errors Django answers itself (no view matched, a request it refuses, a crash): JSON in the
+# API's one shape under /api/, the site's pages elsewhere.
+handler400 = "web.api.errors.bad_request"
+handler404 = "web.api.errors.page_not_found"
+handler500 = "web.api.errors.server_error"
+
 urlpatterns = [
     path("favicon.ico", favicon),
     path("health/live", health.live, name="health-live"),

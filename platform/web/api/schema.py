@@ -1,10 +1,11 @@
 """The OpenAPI schema beyond what drf-spectacular infers: the token authentication (an
 extension), and what the API answers when it refuses (a postprocessing hook). The hook:
 drf-spectacular documents successes only; every refusal has one ``Error`` shape,
-``{"detail": ..., "code": ...}`` (web/api/errors.py), and a request body that does not
-validate has field errors. Which statuses an operation can answer follows from what it
-takes: a token (401), path parameters (404), query parameters (400, 404) or a body (400),
-a change (403, 409), an upload (413), and every request may be throttled (429).
+``{"detail": ..., "code": ...}``, with ``fields`` when a body or query parameters do not
+validate (web/api/errors.py). Which statuses an operation can answer follows from what it
+takes: a token (401), path parameters (404), query parameters (400, 404) or a body (400;
+415 when of another content type), a change (403, 409), an upload (413), and every request
+may be throttled (429).
 tests/web/api/test_schema.py checks the real answers against it."""
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
+
+from .bounds import LARGEST_ID
 
 
 class ApiTokenScheme(OpenApiAuthenticationExtension):  # type: ignore[no-untyped-call]
@@ -29,17 +32,24 @@ class ApiTokenScheme(OpenApiAuthenticationExtension):  # type: ignore[no-untyped
 
 ERROR = {
     "type": "object",
-    "description": "A refusal: a message to show and a machine-readable code.",
+    "description": "A refusal, in the one shape of every error of the API: a message to show"
+    " and a machine-readable code; ``fields`` when a body or query parameters do not validate.",
     "properties": {
         "detail": {"type": "string", "description": "what went wrong, for a person"},
-        "code": {"type": "string", "description": "what went wrong, for a program"},
+        "code": {
+            "type": "string",
+            "description": "what went wrong, for a program: invalid (see fields), not_found,"
+            " not_authenticated, permission_denied, throttled, unsupported_media_type,"
+            " parse_error, or a refusal's own (duplicate_name, too_many_uploads...)",
+        },
+        "fields": {
+            "type": "object",
+            "description": "invalid only: the messages of each field or query parameter that"
+            " does not validate (an item of a list as name.0)",
+            "additionalProperties": {"type": "array", "items": {"type": "string"}},
+        },
     },
-    "required": ["detail"],
-}
-FIELD_ERRORS = {
-    "type": "object",
-    "description": "A request body that does not validate: the problems of each field.",
-    "additionalProperties": {"type": "array", "items": {"type": "string"}},
+    "required": ["detail", "code"],
 }
 _REASONS = {
     400: "The request is malformed (a body that does not validate, a bad filter).",
@@ -48,20 +58,14 @@ _REASONS = {
     404: "No such object.",
     409: "In conflict with what exists (a name taken, a game that differs, a quota).",
     413: "The body is larger than an upload may be.",
+    415: "The body is not of the operation's one content type (JSON; multipart for uploads).",
     429: "Too many requests: throttled, or over a quota; try again later.",
 }
 _WRITES = {"post", "put", "patch", "delete"}
 
 
 def _error(status: int) -> dict[str, Any]:
-    schema: dict[str, Any] = {"$ref": "#/components/schemas/Error"}
-    if status == 400:
-        schema = {
-            "oneOf": [
-                {"$ref": "#/components/schemas/Error"},
-                {"$ref": "#/components/schemas/FieldErrors"},
-            ]
-        }
+    schema = {"$ref": "#/components/schemas/Error"}
     return {"description": _REASONS[status], "content": {"application/json": {"schema": schema}}}
 
 
@@ -74,7 +78,7 @@ def statuses(method: str, operation: dict[str, Any]) -> set[int]:
     if "query" in places:
         found |= {400, 404}  # a bad filter; a page or a game that does not exist
     if "requestBody" in operation:
-        found.add(400)
+        found |= {400, 415}
     if method in _WRITES:
         found |= {400, 403, 404, 409}
     body = operation.get("requestBody", {}).get("content", {})
@@ -101,14 +105,38 @@ def _null_as_a_type(node: object) -> None:
             _null_as_a_type(value)
 
 
+def _ids_in_paths(operation: dict[str, Any]) -> None:
+    """Every path parameter of the API is an id or a number (a version's, a game's) that its
+    URL matches as digits (web/api/urls.py, the viewsets' ``lookup_value_regex``): a positive
+    integer, whatever drf-spectacular read from the route (a string pattern, a model's
+    bounds). Anything else is no address of the API: a 404."""
+    for parameter in operation.get("parameters", []):
+        if parameter.get("in") == "path":
+            parameter["schema"] = {"type": "integer", "minimum": 1, "maximum": LARGEST_ID}
+
+
+def _uploads(result: dict[str, Any], operation: dict[str, Any]) -> None:
+    """A multipart body takes its fields and no others (UploadSerializer refuses the rest),
+    and its file is never empty (DRF's FileField refuses an empty one)."""
+    body = operation.get("requestBody", {}).get("content", {}).get("multipart/form-data")
+    if body is not None:
+        name = body["schema"]["$ref"].rsplit("/", 1)[1]
+        component = result["components"]["schemas"][name]
+        component["additionalProperties"] = False
+        for field in component.get("properties", {}).values():
+            if field.get("format") == "binary":
+                field["minLength"] = 1
+
+
 def document_errors(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     """drf-spectacular's postprocessing hook (SPECTACULAR_SETTINGS)."""
     _null_as_a_type(result)
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
     schemas["Error"] = ERROR
-    schemas["FieldErrors"] = FIELD_ERRORS
     for methods in result.get("paths", {}).values():
         for method, operation in methods.items():
+            _ids_in_paths(operation)
+            _uploads(result, operation)
             responses = operation.setdefault("responses", {})
             for status in sorted(statuses(method, operation)):
                 responses.setdefault(str(status), _error(status))

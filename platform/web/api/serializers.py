@@ -5,21 +5,26 @@ from __future__ import annotations
 
 from typing import Any, cast
 
+from django.conf import settings
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.request import Request
 
+from cucumbers.games import rules_for
 from web.accounts.models import ApiToken
 from web.bots.access import sees_private
-from web.bots.models import BOT_NAME_PATTERN, Bot, BotVersion, Game
+from web.bots.models import Bot, BotVersion, Game, bot_name_validator
 from web.matches.models import Match, MatchGame, Participant
 from web.matches.privacy import NOBODY, Sight, faults_seen, outputs_seen, sight
+
+from .bounds import LARGEST_ID
+from .fields import JsonBoolean, JsonInteger, JsonString
 
 
 class BotSerializer(serializers.ModelSerializer[Bot]):
     owner = serializers.CharField(source="owner.username", read_only=True)
-    name = serializers.RegexField(BOT_NAME_PATTERN, max_length=40)
+    name = JsonString(max_length=40, validators=[bot_name_validator])
     game = serializers.ChoiceField(choices=Game.choices)
     active_version = serializers.IntegerField(
         source="active_version.number", read_only=True, allow_null=True, default=None
@@ -57,7 +62,8 @@ class BotSerializer(serializers.ModelSerializer[Bot]):
             "created_at",
             "url",
         ]
-        read_only_fields = ["rating", "games", "wins", "created_at"]
+        # A new bot is active: (de)activate it with PATCH (BotUpdateSerializer).
+        read_only_fields = ["active", "rating", "games", "wins", "created_at"]
 
     def get_url(self, bot: Bot) -> str:
         request: Request = self.context["request"]
@@ -65,6 +71,8 @@ class BotSerializer(serializers.ModelSerializer[Bot]):
 
 
 class BotUpdateSerializer(serializers.ModelSerializer[Bot]):
+    active = JsonBoolean(help_text="Inactive bots keep their versions but play no games.")
+
     class Meta:
         model = Bot
         fields = ["active"]
@@ -116,11 +124,30 @@ class VersionSerializer(serializers.ModelSerializer[BotVersion]):
 
 
 class UploadSerializer(serializers.Serializer[None]):
+    """An upload (multipart): these fields and no others."""
+
+    # A part of an unknown name is refused, not ignored: part names are headers, and odd
+    # ones have cost the file part its place in Django's parser (a 400 that said "No file
+    # was submitted"); a typo'd field is a mistake worth saying.
+
     file = serializers.FileField(help_text="the bot: one .py file")
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        unknown = sorted(set(self.initial_data) - set(self.fields))
+        if unknown:
+            taken = ", ".join(self.fields)
+            message = f"Unknown field: an upload takes {taken}."
+            raise serializers.ValidationError({name[:40]: [message] for name in unknown})
+        return attrs
 
 
 class NamedUploadSerializer(UploadSerializer):
-    bot = serializers.CharField(max_length=40, help_text="your bot's name")
+    bot = serializers.CharField(
+        max_length=40,
+        trim_whitespace=False,  # as sent: the pattern is what it is checked against
+        validators=[bot_name_validator],
+        help_text="your bot's name",
+    )
     game = serializers.ChoiceField(
         choices=Game.choices, required=False, help_text="needed only to create a new bot"
     )
@@ -129,6 +156,10 @@ class NamedUploadSerializer(UploadSerializer):
 class UploadResultSerializer(serializers.Serializer[None]):
     bot = BotSerializer()
     version = VersionSerializer()
+
+
+class LeaderboardQuery(serializers.Serializer[Any]):
+    game = serializers.ChoiceField(choices=Game.choices, default=Game.FIVE_CUCUMBERS.value)
 
 
 class LeaderboardEntrySerializer(serializers.Serializer[Bot]):
@@ -235,6 +266,11 @@ class MatchSerializer(serializers.ModelSerializer[Match]):
 
 
 class TokenSerializer(serializers.ModelSerializer[ApiToken]):
+    name = JsonString(
+        max_length=ApiToken._meta.get_field("name").max_length,
+        help_text="what this token is for, e.g. a laptop",
+    )
+
     class Meta:
         model = ApiToken
         fields = ["id", "name", "shown", "created_at", "last_used_at", "revoked_at"]
@@ -253,12 +289,36 @@ class NewTokenSerializer(TokenSerializer):
 class ChallengeCreatedSerializer(serializers.Serializer[dict[str, object]]):
     id = serializers.IntegerField(help_text="the match's id")
     status = serializers.CharField(help_text="queued, at first")
-    url = serializers.CharField(help_text="the match's page")
+    url = serializers.URLField(help_text="the match's page (an absolute URL)")
 
 
-class ChallengeRequest(serializers.Serializer[dict[str, object]]):
-    bot = serializers.IntegerField(help_text="your bot's id")
-    opponents = serializers.ListField(child=serializers.IntegerField(), min_length=1)
-    games = serializers.IntegerField(
+def bot_id(**kwargs: Any) -> JsonInteger:
+    """A bot's id in a body: a positive 64-bit integer."""
+    return JsonInteger(min_value=1, max_value=LARGEST_ID, **kwargs)
+
+
+#: The most opponents one challenge may name: the largest table of any game, less yours.
+MAX_OPPONENTS = max(rules_for(game).max_players for game in Game.values) - 1
+
+
+class NewChallengeSerializer(serializers.Serializer[dict[str, object]]):
+    """A challenge asked for (``NewChallengeRequest`` in the schema)."""
+
+    bot = bot_id(help_text="your bot's id")
+    opponents = serializers.ListField(
+        child=bot_id(),
+        min_length=1,
+        max_length=MAX_OPPONENTS,
+        help_text="the bots to play against; the game's table size bounds them",
+    )
+    games = JsonInteger(
         required=False, min_value=1, help_text="games to play (default: the ladder's number)"
     )
+
+    def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
+        fields = super().get_fields()
+        # The schema's bound (the setting of the moment); the challenge service refuses
+        # beyond it with its own code (bad_games) and message, as the challenge form does.
+        # Set after the field was made, the attribute adds no validator: the schema reads it.
+        fields["games"].max_value = settings.CHALLENGE_MAX_GAMES  # type: ignore[attr-defined]
+        return fields

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import generics, serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -17,6 +17,8 @@ from web.pages.charts import ELO_POINTS, HEAD_TO_HEAD, bot_stats
 #: Bounds of the ``points`` parameter: a full 10,000-game history is never sent as is.
 MAX_POINTS = 2000
 MIN_POINTS = 4
+#: The most head-to-head rows.
+MAX_OPPONENTS = 50
 
 
 class RatingPointSerializer(serializers.Serializer[Any]):
@@ -65,6 +67,20 @@ class BotStatsSerializer(serializers.Serializer[Mapping[str, object]]):
     head_to_head = HeadToHeadSerializer(many=True)
 
 
+class StatsQuery(serializers.Serializer[Any]):
+    """The stats' query parameters: out of bounds or not a number is a 400."""
+
+    points = serializers.IntegerField(
+        min_value=MIN_POINTS,
+        max_value=MAX_POINTS,
+        default=ELO_POINTS,
+        help_text="most Elo points returned",
+    )
+    opponents = serializers.IntegerField(
+        min_value=1, max_value=MAX_OPPONENTS, default=HEAD_TO_HEAD, help_text="head-to-head rows"
+    )
+
+
 class BotStatsView(generics.GenericAPIView[Any]):
     """A bot's Elo history (downsampled), placements per table size and its head-to-head
     against the bots it met most, over its rated games: what its page charts."""
@@ -72,24 +88,17 @@ class BotStatsView(generics.GenericAPIView[Any]):
     serializer_class = BotStatsSerializer
     filter_backends: list[Any] = []
 
-    @extend_schema(
-        parameters=[
-            OpenApiParameter(
-                "points",
-                int,
-                description=f"most Elo points returned ({MIN_POINTS}–{MAX_POINTS})",
-                default=ELO_POINTS,
-            ),
-            OpenApiParameter(
-                "opponents", int, description="head-to-head rows (1–50)", default=HEAD_TO_HEAD
-            ),
-        ]
-    )
+    @extend_schema(parameters=[StatsQuery])
     def get(self, request: Request, bot_pk: int) -> Response:
         bot = access.public_bot(bot_pk)
-        points = _bounded(request.query_params.get("points"), ELO_POINTS, MIN_POINTS, MAX_POINTS)
-        opponents = _bounded(request.query_params.get("opponents"), HEAD_TO_HEAD, 1, 50)
-        stats = bot_stats(bot, elo_points=points, opponents=opponents)
+        # A plain dict: DRF reads an empty value of a QueryDict as absent (the default).
+        query = StatsQuery(data=request.query_params.dict())
+        query.is_valid(raise_exception=True)
+        stats = bot_stats(
+            bot,
+            elo_points=query.validated_data["points"],
+            opponents=query.validated_data["opponents"],
+        )
         row = {
             "bot": bot.pk,
             "elo": stats.elo,
@@ -97,11 +106,3 @@ class BotStatsView(generics.GenericAPIView[Any]):
             "head_to_head": stats.head_to_head,
         }
         return Response(BotStatsSerializer(row).data)
-
-
-def _bounded(raw: str | None, default: int, low: int, high: int) -> int:
-    """A query parameter clamped to its range; junk means the default, as for pagination."""
-    try:
-        return min(max(int(raw), low), high) if raw is not None else default
-    except ValueError:
-        return default

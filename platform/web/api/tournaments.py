@@ -18,7 +18,10 @@ from web.tournaments.models import Entry, Tournament, TournamentStatus
 from web.tournaments.standings import Standings, standings
 from web.users import signed_in
 
+from .bounds import LARGEST_ID
 from .errors import Refused
+from .fields import JsonInteger
+from .filters import StrictFilterSet
 
 
 class TournamentEntrySerializer(serializers.ModelSerializer[Entry]):
@@ -158,7 +161,7 @@ class TournamentDetailSerializer(TournamentSerializer):
         return list(TournamentTableSerializer(table.tables, many=True).data) if table else []
 
 
-class TournamentFilter(filters.FilterSet):
+class TournamentFilter(StrictFilterSet):
     game = filters.ChoiceFilter(choices=Game.choices)
     status = filters.ChoiceFilter(choices=TournamentStatus.choices)
 
@@ -171,6 +174,7 @@ class TournamentViewSet(viewsets.ReadOnlyModelViewSet[Tournament]):
     """Tournaments, newest start first; one with its standings and schedule."""
 
     filterset_class = TournamentFilter
+    lookup_value_regex = r"[0-9]+"
 
     def get_queryset(self) -> QuerySet[Tournament]:
         return Tournament.objects.annotate(entrants=Count("entries")).order_by("-starts_at", "-id")
@@ -179,25 +183,27 @@ class TournamentViewSet(viewsets.ReadOnlyModelViewSet[Tournament]):
         return TournamentDetailSerializer if self.action == "retrieve" else TournamentSerializer
 
 
-class TournamentEntryRequest(serializers.Serializer[Any]):
-    bot = serializers.IntegerField(min_value=1, max_value=2**63 - 1)
+class NewEntrySerializer(serializers.Serializer[Any]):
+    """An entry asked for (``NewEntryRequest`` in the schema)."""
+
+    bot = JsonInteger(min_value=1, max_value=LARGEST_ID)
 
 
 class EntryListView(generics.GenericAPIView[Any]):
     """Enter one of your bots (one per owner, before entries close)."""
 
     permission_classes = [permissions.IsAuthenticated]
-    serializer_class = TournamentEntryRequest
+    serializer_class = NewEntrySerializer
 
     @extend_schema(responses={201: TournamentEntrySerializer})
     def post(self, request: Request, tournament_pk: int) -> Response:
-        data = TournamentEntryRequest(data=request.data)
+        data = NewEntrySerializer(data=request.data)
         data.is_valid(raise_exception=True)
         _tournament_or_404(tournament_pk)
         try:
             entry = enter(signed_in(request), tournament_pk, data.validated_data["bot"])
         except EntryError as error:
-            raise Refused(error) from None
+            raise Refused(error, request) from None
         return Response(TournamentEntrySerializer(entry).data, status=status.HTTP_201_CREATED)
 
 
@@ -213,7 +219,7 @@ class EntryView(generics.GenericAPIView[Any]):
         try:
             withdraw(signed_in(request), tournament_pk, entry_pk)
         except EntryError as error:
-            raise Refused(error) from None
+            raise Refused(error, request) from None
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

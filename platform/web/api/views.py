@@ -5,13 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import QuerySet
-from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, generics, mixins, permissions, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.serializers import BaseSerializer
@@ -31,6 +30,9 @@ from . import serializers as s
 from .errors import Refused
 from .filters import BotFilter, MatchFilter
 
+#: What an id or a number in the API's paths looks like: anything else is no address (a 404).
+IDS = r"[0-9]+"
+
 
 class IsOwnerOrReadOnly(permissions.BasePermission):
     message = "only the bot's owner can change it"
@@ -39,11 +41,7 @@ class IsOwnerOrReadOnly(permissions.BasePermission):
         return request.method in permissions.SAFE_METHODS or access.is_owner(request.user, obj)
 
 
-@extend_schema(
-    parameters=[
-        OpenApiParameter("game", enum=Game.values, default=Game.FIVE_CUCUMBERS.value),
-    ]
-)
+@extend_schema(parameters=[s.LeaderboardQuery])
 class LeaderboardView(generics.ListAPIView[Bot]):
     """Bots that play ranked games in one game, best first; ``rank`` counts from 1."""
 
@@ -51,9 +49,10 @@ class LeaderboardView(generics.ListAPIView[Bot]):
     filter_backends: list[Any] = []
 
     def get_queryset(self) -> QuerySet[Bot]:
-        game = self.request.query_params.get("game", Game.FIVE_CUCUMBERS)
-        if game not in Game.values:
-            raise Http404("no such game")
+        # A plain dict: DRF reads an empty value of a QueryDict as absent (the default).
+        query = s.LeaderboardQuery(data=self.request.query_params.dict())
+        query.is_valid(raise_exception=True)  # an unknown game is a 400, as in the filters
+        game = query.validated_data["game"]
         return Bot.objects.on_leaderboard(game).select_related("owner", "active_version")
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -83,6 +82,7 @@ class BotViewSet(
     queryset = Bot.objects.select_related("owner", "active_version").order_by("id")
     filterset_class = BotFilter
     permission_classes = [permissions.IsAuthenticatedOrReadOnly, IsOwnerOrReadOnly]
+    lookup_value_regex = IDS
     http_method_names = ["get", "post", "patch", "head", "options"]
 
     def get_serializer_class(self) -> type[Any]:
@@ -93,7 +93,7 @@ class BotViewSet(
         try:
             serializer.instance = create_bot(signed_in(self.request), data["name"], data["game"])
         except UploadError as error:
-            raise Refused(error) from None
+            raise Refused(error, self.request) from None
 
     @extend_schema(responses=s.BotSerializer)
     def partial_update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -116,8 +116,10 @@ class BotVersionViewSet(
     """A bot's versions; ``POST`` uploads a new one (multipart, the bot's owner only)."""
 
     serializer_class = s.VersionSerializer
-    parser_classes = [MultiPartParser, FormParser]
+    # The upload sends a file: multipart, and only multipart (one content type per operation).
+    parser_classes = [MultiPartParser]
     lookup_field = "number"
+    lookup_value_regex = IDS
     filter_backends: list[Any] = []
 
     queryset = BotVersion.objects.all()  # for the schema; requests use get_queryset
@@ -140,7 +142,7 @@ class BotVersionViewSet(
             name, data = read_upload(form.validated_data["file"])
             version = upload_version(signed_in(request), name, data, bot=bot)
         except UploadError as error:
-            raise Refused(error) from None
+            raise Refused(error, request) from None
         return _upload_response(request, version)
 
 
@@ -148,7 +150,7 @@ class UploadView(generics.GenericAPIView[Any]):
     """Upload a version by bot name (``cucumbers upload``): creates the bot when ``game``
     is given and you have no bot of that name yet."""
 
-    parser_classes = [MultiPartParser, FormParser]
+    parser_classes = [MultiPartParser]
     permission_classes = [permissions.IsAuthenticated]
     serializer_class = s.NamedUploadSerializer
 
@@ -181,7 +183,7 @@ class UploadView(generics.GenericAPIView[Any]):
             else:
                 version = upload_version(owner, name, data, bot=bot)
         except UploadError as error:
-            raise Refused(error) from None
+            raise Refused(error, request) from None
         return _upload_response(request, version)
 
 
@@ -191,6 +193,7 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet[Match]):
 
     serializer_class = s.MatchSerializer
     filterset_class = MatchFilter
+    lookup_value_regex = IDS
     queryset = Match.objects.all()  # for the schema; requests use get_queryset
 
     def get_queryset(self) -> QuerySet[Match]:
@@ -222,6 +225,7 @@ class TokenViewSet(
     serializer_class = s.TokenSerializer
     permission_classes = [permissions.IsAuthenticated]
     filter_backends: list[Any] = []
+    lookup_value_regex = IDS
 
     queryset = ApiToken.objects.all()  # for the schema; requests use get_queryset
 
@@ -252,11 +256,11 @@ class ChallengeView(generics.GenericAPIView[Any]):
     """Ask for an unrated match between your bot and the bots you pick (quota per hour)."""
 
     permission_classes = [permissions.IsAuthenticated]
-    serializer_class = s.ChallengeRequest
+    serializer_class = s.NewChallengeSerializer
 
     @extend_schema(responses={201: s.ChallengeCreatedSerializer})
     def post(self, request: Request) -> Response:
-        data = s.ChallengeRequest(data=request.data)
+        data = s.NewChallengeSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:
             match = create_challenge(
@@ -266,8 +270,8 @@ class ChallengeView(generics.GenericAPIView[Any]):
                 data.validated_data.get("games"),
             )
         except ChallengeError as error:
-            raise Refused(error) from None
+            raise Refused(error, request) from None
+        url = request.build_absolute_uri(match.get_absolute_url())
         return Response(
-            {"id": match.pk, "status": match.status, "url": match.get_absolute_url()},
-            status=status.HTTP_201_CREATED,
+            {"id": match.pk, "status": match.status, "url": url}, status=status.HTTP_201_CREATED
         )

@@ -135,7 +135,8 @@ def check_not_a_copy(bot: Bot, checked: CheckedSource) -> None:
         raise UploadError(
             UploadProblem.DUPLICATE_VERSION,
             f"this file is already v{same.number} of {bot.name} ({same.get_status_display()}):"
-            f" nothing new to upload; see {bot.get_absolute_url()}",
+            " nothing new to upload",
+            link=bot.get_absolute_url(),
         )
 
 

@@ -97,7 +97,7 @@ def test_public_reads_answer_as_the_schema_says(
 
 def test_an_owners_writes_answer_as_the_schema_says(openapi: OpenAPI, user: User) -> None:
     session = logged_in(user)
-    made = checked(openapi, session.post("/api/tokens/", {"name": "ci"}))
+    made = checked(openapi, session.post("/api/tokens/", {"name": "ci"}, "application/json"))
     assert made.status_code == 201
     api = Client(HTTP_AUTHORIZATION=f"Token {made.json()['token']}")
     assert checked(openapi, api.get("/api/tokens/")).status_code == 200
@@ -131,6 +131,12 @@ def test_a_challenge_answers_as_the_schema_says(openapi: OpenAPI, user: User) ->
         ),
     )
     assert response.status_code == 201, response.content
+    match = Match.objects.get()
+    assert response.json() == {
+        "id": match.pk,
+        "status": "queued",
+        "url": f"http://testserver{match.get_absolute_url()}",
+    }
 
 
 def test_refusals_answer_as_the_schema_says(openapi: OpenAPI, user: User, other_user: User) -> None:
@@ -148,7 +154,12 @@ def test_refusals_answer_as_the_schema_says(openapi: OpenAPI, user: User, other_
         (api, "post", "/api/tokens/", {"name": "minted"}, 403),
         (api, "delete", "/api/tokens/999999/", None, 404),
         (api, "get", "/api/matches/999999/games/1/replay/", None, 404),
-        (api, "get", "/api/leaderboard/?game=chess", None, 404),
+        (api, "get", "/api/leaderboard/?game=chess", None, 400),
+        (api, "get", "/api/bots/?page=abc", None, 400),
+        (api, "get", "/api/bots/?active=maybe&page_size=-1", None, 400),
+        (api, "get", f"/api/bots/{theirs.pk}/stats/?points=1", None, 400),
+        (api, "get", "/api/bots/abc/versions/", None, 404),
+        (api, "post", "/api/bots/", "name=x&game=concombre", 415),
         (api, "get", "/api/matches/?bot=x", None, 400),
         (api, "get", "/api/bots/?page=99", None, 404),
         (Client(HTTP_AUTHORIZATION="Token cuc_nope"), "get", "/api/bots/", None, 401),
@@ -158,6 +169,8 @@ def test_refusals_answer_as_the_schema_says(openapi: OpenAPI, user: User, other_
         call = getattr(client, method)
         if data is None:
             response = call(path)
+        elif isinstance(data, str):  # a form body, where JSON is expected
+            response = call(path, data, "application/x-www-form-urlencoded")
         elif method == "post" and "file" in data:
             response = call(path, data)
         else:
@@ -195,3 +208,19 @@ def test_tournaments_answer_as_the_schema_says(
         assert response.status_code == status, response.content
         checked(openapi, response)
     assert checked(openapi, api.delete(f"{url}{created.json()['id']}/")).status_code == 204
+
+
+def test_each_operation_takes_one_content_type_and_only_uploads_take_multipart() -> None:
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    taken = {
+        (method.upper(), path): list(operation["requestBody"]["content"])
+        for path, methods in schema["paths"].items()
+        for method, operation in methods.items()
+        if "requestBody" in operation
+    }
+    uploads = {("POST", "/api/bots/{bot_pk}/versions/"), ("POST", "/api/uploads/")}
+    assert {key for key, types in taken.items() if types == ["multipart/form-data"]} == uploads
+    assert {key: types for key, types in taken.items() if key not in uploads} == {
+        key: ["application/json"] for key in taken if key not in uploads
+    }
+    assert ("POST", "/api/challenges/") in taken and ("PATCH", "/api/bots/{id}/") in taken

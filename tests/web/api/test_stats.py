@@ -49,8 +49,14 @@ def test_the_parameters_are_bounded(client: Client, trio: list[Bot]) -> None:
     ace = trio[0]
     one = client.get(f"/api/bots/{ace.pk}/stats/?opponents=1&points=4").json()
     assert len(one["head_to_head"]) == 1 and len(one["elo"]["points"]) == 4
-    clamped = client.get(f"/api/bots/{ace.pk}/stats/?opponents=0&points=junk").json()
-    assert len(clamped["head_to_head"]) == 1 and len(clamped["elo"]["points"]) == 4
+    # Out of bounds or junk is refused (it was once clamped, or quietly the default).
+    refused = client.get(f"/api/bots/{ace.pk}/stats/?opponents=0&points=junk")
+    assert refused.status_code == 400
+    body = refused.json()
+    assert body["code"] == "invalid" and set(body["fields"]) == {"opponents", "points"}
+    assert "opponents: Ensure this value is greater than or equal to 1." in body["detail"]
+    too_many = client.get(f"/api/bots/{ace.pk}/stats/?points=2001")
+    assert too_many.status_code == 400 and set(too_many.json()["fields"]) == {"points"}
 
 
 def test_a_new_bot_has_empty_stats_and_an_unknown_one_is_404(
