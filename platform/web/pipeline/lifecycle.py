@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from enum import StrEnum
 
 from django.conf import settings
@@ -56,15 +56,30 @@ def retry_delay(attempts: int) -> float:
     return float(min(MAX_RETRY_SECONDS, settings.MATCH_RETRY_SECONDS * 2 ** max(0, attempts - 1)))
 
 
-def release(match_id: int, attempt: uuid.UUID, delay: float = 0.0) -> bool:
+def _held(match_id: int, attempt: uuid.UUID | None, started_before: datetime | None) -> Q:
+    """The match while it is queued or running (under ``attempt``, when given; started
+    before ``started_before``, when given: a lease that ran out)."""
+    held = (Q(status=MatchStatus.QUEUED) | Q(status=MatchStatus.RUNNING)) & Q(pk=match_id)
+    if attempt is not None:
+        held &= Q(attempt=attempt)
+    if started_before is not None:
+        held &= Q(status=MatchStatus.RUNNING, started_at__lt=started_before)
+    return held
+
+
+def release(
+    match_id: int,
+    attempt: uuid.UUID | None,
+    delay: float = 0.0,
+    *,
+    started_before: datetime | None = None,
+) -> bool:
     """Give the match ``attempt`` holds back to the queue, to be sent again (under a new
-    attempt) no sooner than ``delay`` seconds from now."""
+    attempt) no sooner than ``delay`` seconds from now; with ``started_before``, only if
+    that attempt started before then (the reaper: its lease ran out). ``attempt`` None:
+    whatever attempt holds it."""
     released = bool(
-        Match.objects.filter(
-            Q(status=MatchStatus.QUEUED) | Q(status=MatchStatus.RUNNING),
-            pk=match_id,
-            attempt=attempt,
-        ).update(
+        Match.objects.filter(_held(match_id, attempt, started_before)).update(
             status=MatchStatus.QUEUED,
             started_at=None,
             attempt=None,
@@ -77,13 +92,17 @@ def release(match_id: int, attempt: uuid.UUID, delay: float = 0.0) -> bool:
     return released
 
 
-def fail(match_id: int, reason: str, attempt: uuid.UUID | None = None) -> bool:
+def fail(
+    match_id: int,
+    reason: str,
+    attempt: uuid.UUID | None = None,
+    *,
+    started_before: datetime | None = None,
+) -> bool:
     """Mark a queued or running match failed (unrated: nothing of it is recorded); with
-    ``attempt``, only if that attempt still holds it."""
-    holder = Q(status=MatchStatus.QUEUED) | Q(status=MatchStatus.RUNNING)
-    held = Match.objects.filter(holder, pk=match_id)
-    if attempt is not None:
-        held = held.filter(attempt=attempt)
+    ``attempt``, only if that attempt still holds it; with ``started_before``, only if it
+    started before then. Whoever fails a match, its end is announced (``match_ended``)."""
+    held = Match.objects.filter(_held(match_id, attempt, started_before))
     failed = bool(
         held.update(
             status=MatchStatus.FAILED, failure_reason=reason[:2000], finished_at=timezone.now()

@@ -45,7 +45,6 @@ from .lifecycle import (
     release,
     retry_delay,
     version_validating,
-    version_waiting,
 )
 from .recording import record_report
 
@@ -239,23 +238,15 @@ def reap_matches() -> tuple[list[int], list[int], list[int]]:
     send: list[int] = []
     failed: list[int] = []
     stuck = Match.objects.filter(status=MatchStatus.RUNNING, started_at__lt=cutoff)
-    for match_id, attempts in stuck.values_list("pk", "attempts"):
-        still_stuck = Match.objects.filter(
-            pk=match_id, status=MatchStatus.RUNNING, started_at__lt=cutoff
-        )
+    for match_id, attempts, attempt in stuck.values_list("pk", "attempts", "attempt"):
+        # The lifecycle's own moves, on the condition that the same attempt is still
+        # stuck: a report or a restart that came meanwhile wins.
         if attempts >= settings.MATCH_MAX_ATTEMPTS:
             reason = f"its worker was lost {attempts} times"
-            if still_stuck.update(
-                status=MatchStatus.FAILED, failure_reason=reason, finished_at=timezone.now()
-            ):
-                log_event(MatchEvent.FAILED, match=match_id, reason=reason)
-                version_waiting(match_id)
+            if fail(match_id, reason, attempt, started_before=cutoff):
                 failed.append(match_id)
-        elif still_stuck.update(
-            status=MatchStatus.QUEUED, started_at=None, attempt=None, sent_at=None, retry_at=None
-        ):
+        elif release(match_id, attempt, started_before=cutoff):
             log_event(MatchEvent.REQUEUED, match=match_id, attempts=attempts)
-            version_waiting(match_id)
             send.append(match_id)
     # A match queued a moment ago may not have reached its on-commit send yet.
     waiting = Match.objects.filter(

@@ -191,3 +191,24 @@ def test_a_rated_tournament_moves_the_ladder() -> None:
     for table in tables:
         assert run_match(table.match_id, SandboxKind.PROCESS).result is RunResult.FINISHED
         assert RatingChange.objects.filter(match_id=table.match_id).count() == 1 * 3
+
+
+def test_a_last_match_the_reaper_fails_ends_the_event_at_once(settings: object) -> None:
+    # The reaper fails through the lifecycle's one `fail`, which announces the end: the
+    # event does not wait for beat's next `tournaments.advance`.
+    from web.pipeline.running import reap_matches
+
+    settings.MATCH_MAX_ATTEMPTS = 1  # type: ignore[attr-defined]
+    tournament = open_tournament(table_size_min=3, table_size_max=3, deals_per_table=1)
+    entered(tournament.pk, field_of(3))
+    start(tournament.pk, send=False)
+    *played, last = tournament.tables.all()
+    for table in played:
+        assert fail(table.match_id, "gave up after 3 attempts")
+    long_ago = timezone.now() - timedelta(days=1)
+    Match.objects.filter(pk=last.match_id).update(
+        status=MatchStatus.RUNNING, attempts=1, started_at=long_ago, sent_at=long_ago
+    )
+    assert reap_matches()[2] == [last.match_id]
+    tournament.refresh_from_db()
+    assert tournament.status == TournamentStatus.FINISHED and tournament.finished_at is not None
