@@ -6,7 +6,8 @@ pulled there), from what such a host does reach: Debian's packages and PyPI.
 - a Debian bookworm base from debootstrap (``deploy/offline/debian-base.sh``), once;
 - on it, with Debian's packages (``deploy/offline/*.Dockerfile``): PostgreSQL 15 and Redis
   7.0 with the official images' contract, Debian's Docker client, and Python 3.11 with a
-  wheelhouse built here by ``pip wheel`` that later installs read with ``--no-index``. The
+  wheelhouse of the locked dependencies (``requirements/platform.txt``, hashes checked)
+  built here by ``pip wheel`` that later installs read with ``--no-index``. The
   wheels are resolved by a Python of this host of the image's exact version (on Debian 12,
   its own ``/usr/bin/python3``): dependencies carry markers such as ``python_full_version
   < "3.11.3"``, so another patch release could leave one out.
@@ -36,9 +37,11 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 RECIPES = REPO / "deploy" / "offline"
+#: The platform's locked dependencies, with their hashes (``make lock`` writes it).
+LOCKED = REPO / "requirements" / "platform.txt"
 PREFIX = "cucumber-arena-offline"
 DEBIAN_IMAGE = f"{PREFIX}/debian:bookworm"
-#: Built wheels, one folder per set of inputs (the project files and the Python).
+#: Built wheels, one folder per set of inputs (the lock and the Python).
 WHEEL_CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "cucumber-arena"
 LABEL = "org.cucumber-arena.offline=1"
 
@@ -135,31 +138,31 @@ def host_python(version: str) -> str:
 
 
 def wheelhouse(version: str, log: Callable[[str], None]) -> Path:
-    """Wheels of every dependency of the SDK and the platform (not of the two projects
-    themselves, which the image installs from its sources) for Python ``version``, built
-    once per input set."""
+    """Wheels of every locked dependency of the platform (``requirements/platform.txt``,
+    exported from ``uv.lock``; the SDK has none, and the two projects themselves are built
+    by the image from its sources) for Python ``version``, each checked against its hash in
+    the lock; built once per input set."""
     python = host_python(version)
     digest = hashlib.sha256(version.encode())
-    for name in ("pyproject.toml", "sdk/pyproject.toml"):
-        digest.update((REPO / name).read_bytes())
+    digest.update(LOCKED.read_bytes())
     folder = WHEEL_CACHE / f"wheels-{digest.hexdigest()[:16]}"
     if (folder / ".complete").exists():
         return folder
     log(f"building wheels for Python {version} with {python} into {folder}")
     WHEEL_CACHE.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix="wheels-", dir=WHEEL_CACHE))
-    wanted = [str(REPO / "sdk"), str(REPO), "setuptools", "wheel"]
     try:
         result = subprocess.run(
-            [python, "-m", "pip", "wheel", "--quiet", "-w", str(scratch), *wanted],
+            [
+                *[python, "-m", "pip", "wheel", "--quiet", "--require-hashes"],
+                *["-w", str(scratch), "-r", str(LOCKED)],
+            ],
             capture_output=True,
             text=True,
             check=False,
         )
         if result.returncode != 0:
             raise OfflineImageError(f"pip wheel failed: {result.stderr.strip()[-2000:]}")
-        for own in scratch.glob("cucumber*-*.whl"):  # cucumbers, cucumber_arena
-            own.unlink()
         (scratch / ".complete").touch()
         shutil.rmtree(folder, ignore_errors=True)
         scratch.rename(folder)  # complete or absent: never a half-filled wheelhouse

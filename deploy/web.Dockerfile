@@ -26,7 +26,10 @@ RUN useradd --create-home --uid 1000 --user-group arena \
     && install -d -o arena -g arena /data
 
 WORKDIR /app
-# Dependencies first, from the project files only, so that a code change reuses this layer.
+# The locked dependencies first (make lock; every file checked against its hash), so that
+# a code change reuses this layer.
+COPY requirements/platform.txt ./requirements/
+RUN pip install --require-hashes -r requirements/platform.txt
 COPY pyproject.toml manage.py ./
 COPY sdk/pyproject.toml sdk/README.md ./sdk/
 COPY sdk/src ./sdk/src
@@ -34,8 +37,9 @@ COPY arena ./arena
 COPY platform ./platform
 COPY deploy ./deploy
 # Editable, as `make install` does: `python -m arena image` finds the sandbox recipe
-# (deploy/sandbox/) and the SDK beside the code, and manage.py runs from /app.
-RUN pip install -e ./sdk -e . \
+# (deploy/sandbox/) and the SDK beside the code, and manage.py runs from /app. Nothing
+# more is resolved: the locked setuptools builds them (no build isolation).
+RUN pip install --no-deps --no-build-isolation -e ./sdk -e . \
     && python -c "import web, arena, cucumbers, storages"
 # The project's own documents: the site shows the rules, ratings, writing-bots and
 # replay-format pages from them (web/pages/documents.py).
