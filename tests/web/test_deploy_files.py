@@ -158,12 +158,44 @@ def test_the_dockerfile_builds_the_platform_image() -> None:
     assert set(instructions) <= known, set(instructions) - known
     assert instructions[0] == "ARG"
     assert re.search(r"^ARG PYTHON_IMAGE=python:3\.1[1-9]", text, re.MULTILINE)
-    assert re.search(r"^FROM \$\{PYTHON_IMAGE\}$", text, re.MULTILINE)
+    assert re.search(r"^FROM \$\{PYTHON_IMAGE\}( AS \w+)?$", text, re.MULTILINE)
     assert re.search(r"^USER arena$", text, re.MULTILINE)  # never root
     for source in re.findall(r"^COPY (?!--from)(.+) \S+$", text, re.MULTILINE):
         for path in source.split():
             assert (REPO / path).exists(), f"COPY of a missing {path}"
     assert (REPO / "deploy" / "web.Dockerfile.dockerignore").exists()
+
+
+def test_the_image_holds_everything_it_serves_made_at_build_time() -> None:
+    """The platform and the SDK installed as wheels built from the tree (never editable),
+    the SDK's wheel and the static files made by the build, in /app where the settings
+    look: a container has nothing left to make before it serves."""
+    text = DOCKERFILE.read_text()
+    assert "pip install -e" not in text and " -e ." not in text
+    assert "pip wheel --no-deps --no-build-isolation --wheel-dir /dist/sdk ./sdk" in text
+    assert "pip wheel --no-deps --no-build-isolation --wheel-dir /dist/platform ." in text
+    assert "pip install --no-deps /tmp/platform/*.whl ./sdk/cucumbers-*.whl" in text
+    assert "django-admin collectstatic --noinput" in text
+    env = dict(re.findall(r"^\s+(?:ENV )?([A-Z_]+)=(\S+?)(?: \\)?$", text, re.MULTILINE))
+    assert env["STATIC_ROOT"] == "/app/static"
+    assert env["SDK_WHEEL_DIR"] == "/app/sdk"
+    assert env["DOCS_DIR"] == "/app/docs"
+    assert env["CUCUMBERS_SANDBOX_RECIPE"] == "/app/deploy/sandbox"
+    # The collected files and the wheel belong to root; the containers run as arena.
+    assert text.index("collectstatic") < text.index("USER arena")
+
+
+def test_containers_start_by_serving_on_a_read_only_tree() -> None:
+    services = compose()["services"]
+    assert services["web"]["command"] == ["gunicorn", "-c", "deploy/gunicorn.conf.py", "web.wsgi"]
+    arena_host = compose(ARENA_HOST)["services"]["arena"]
+    for name, service in [*services.items(), ("arena host", arena_host)]:
+        command = " ".join(service.get("command", []))
+        for work in ("collectstatic", "build_sdk", "pip "):
+            assert work not in command, (name, work)
+        if name in PLATFORM_SERVICES | {"worker", "arena host"}:
+            assert service["read_only"] is True, name
+            assert service["tmpfs"] == ["/tmp"], name
 
 
 def test_the_gunicorn_settings_take_the_worker_count_from_the_environment(

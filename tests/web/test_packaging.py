@@ -6,6 +6,8 @@ a change of ``pyproject.toml``, or when an export was edited by hand."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import shutil
 import subprocess
@@ -121,6 +123,135 @@ def test_every_install_takes_the_lock_with_hashes() -> None:
     for lock_export in EXPORTS:
         assert f"-o {lock_export.relative_to(REPO)}" in makefile
     dockerfile = (REPO / "deploy" / "web.Dockerfile").read_text()
-    assert "--require-hashes -r requirements/platform.txt" in dockerfile
+    assert "COPY requirements/platform.txt /tmp/requirements.txt" in dockerfile
+    assert "pip install --require-hashes -r /tmp/requirements.txt" in dockerfile
     offline = (REPO / "deploy" / "offline_images.py").read_text()
     assert '"--require-hashes"' in offline and '"requirements" / "platform.txt"' in offline
+
+
+# --- the platform as a wheel, installed where the tree is out of reach ----------------------
+
+#: What deploy/web.Dockerfile copies to build the two wheels: nothing else goes in.
+WHEEL_SOURCES = {
+    "sdk": ["sdk/pyproject.toml", "sdk/README.md", "sdk/src"],
+    "platform": ["pyproject.toml", "arena", "platform"],
+}
+#: What a page of the installed site must show (served, then read back by the probe).
+PROBE = """
+import json, pathlib, sys
+import django
+django.setup()
+from django.core.management import call_command
+call_command("migrate", "--noinput", verbosity=0)  # every app's migrations were packaged
+call_command("collectstatic", "--noinput", verbosity=0)  # and every static file
+from django.conf import settings
+from django.test import Client
+import arena, cucumbers, web
+client = Client(HTTP_HOST="arena.example.org")
+def get(path):
+    response = client.get(path, secure=True)
+    body = b"".join(response) if response.streaming else response.content
+    return response.status_code, body
+status, page = get("/getting-started/")
+(wheel,) = pathlib.Path(settings.SDK_DIR).glob("cucumbers-*.whl")
+served_status, served = get(f"/sdk/{wheel.name}")
+rules_status, rules = get("/rules/")
+print(json.dumps({
+    "modules": [m.__file__ for m in (web, arena, cucumbers)],
+    "getting_started": [status, f"/sdk/{wheel.name}" in page.decode()],
+    "wheel": [served_status, served == wheel.read_bytes()],
+    "rules": [rules_status, b"Five Cucumbers" in rules],
+    "viewer": (pathlib.Path(settings.STATIC_ROOT) / "viewer").is_dir(),
+}))
+"""
+
+
+def run(
+    command: list[str], cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run(command, capture_output=True, text=True, cwd=cwd, env=env)
+    assert result.returncode == 0, f"{' '.join(command)}:\n{result.stdout}{result.stderr}"
+    return result
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh virtualenv with the locked dependencies (hashes checked; pip's cache may
+    serve them) and the two wheels built from a copy of this tree's sources, as the image
+    builds them: no build isolation, the locked setuptools."""
+    root = tmp_path_factory.mktemp("installed")
+    for name, paths in WHEEL_SOURCES.items():
+        for path in paths:
+            source, copy = REPO / path, root / "src" / path
+            if source.is_dir():
+                shutil.copytree(source, copy, ignore=shutil.ignore_patterns("__pycache__"))
+            else:
+                copy.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy(source, copy)
+        project = root / "src" / ("sdk" if name == "sdk" else "")
+        run(
+            [
+                *[sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps"],
+                *["--no-build-isolation", "--wheel-dir", str(root / "dist" / name), str(project)],
+            ]
+        )
+    venv = root / "venv"
+    run([sys.executable, "-m", "venv", str(venv)])
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet"]
+    run([*pip, "--require-hashes", "-r", str(PLATFORM_TXT)])
+    run([*pip, "--no-deps", *map(str, sorted((root / "dist").glob("*/*.whl")))])
+    shutil.rmtree(root / "src")
+    return root
+
+
+def outside_the_tree(root: Path) -> dict[str, str]:
+    """The environment of a process that cannot see the checkout: no PYTHONPATH, the
+    production settings, the image's layout of what it serves (copies, not the tree)."""
+    shutil.copytree(REPO / "docs", root / "docs", dirs_exist_ok=True)
+    return {
+        # Nothing of this process's (the test suite's settings): the defaults, and these.
+        **{k: os.environ[k] for k in ("PATH", "HOME", "LANG") if k in os.environ},
+        "SECRET_KEY": "x" * 20 + "-a-long-random-production-secret-key-0123456789",
+        "ALLOWED_HOSTS": "arena.example.org",
+        "DATA_DIR": str(root / "data"),
+        "STATIC_ROOT": str(root / "static"),
+        "SDK_WHEEL_DIR": str(root / "dist" / "sdk"),
+        "DOCS_DIR": str(root / "docs"),
+    }
+
+
+@pytest.mark.slow
+def test_the_installed_wheel_passes_the_deploy_check_outside_the_tree(installed: Path) -> None:
+    elsewhere = installed / "elsewhere"
+    elsewhere.mkdir(exist_ok=True)
+    env = outside_the_tree(installed)
+    django_admin = str(installed / "venv" / "bin" / "django-admin")
+    result = subprocess.run(
+        [django_admin, "check", "--deploy", "--fail-level", "ERROR", "--settings", "web.settings"],
+        cwd=elsewhere,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert result.returncode == 0, result.stderr
+    # The same two operator's choices as from the checkout (tests/web/test_settings.py).
+    found = set(re.findall(r"\(([a-z_.]+\.[WE]\d+)\)", result.stderr + result.stdout))
+    assert found == {"security.W005", "security.W021"}, result.stderr
+
+
+@pytest.mark.slow
+def test_the_installed_site_serves_its_pages_the_sdk_wheel_and_static_files(
+    installed: Path,
+) -> None:
+    elsewhere = installed / "elsewhere"
+    elsewhere.mkdir(exist_ok=True)
+    env = {**outside_the_tree(installed), "DJANGO_SETTINGS_MODULE": "web.settings"}
+    result = run([str(installed / "venv" / "bin" / "python"), "-c", PROBE], cwd=elsewhere, env=env)
+    found = json.loads(result.stdout.splitlines()[-1])
+    site_packages = str(installed / "venv" / "lib")
+    for module in found["modules"]:
+        assert module.startswith(site_packages) and not module.startswith(str(REPO)), module
+    assert found["getting_started"] == [200, True]  # the page links the image's wheel
+    assert found["wheel"] == [200, True]  # and serves that very file
+    assert found["rules"] == [200, True]  # the documents, from DOCS_DIR
+    assert found["viewer"]  # the replay viewer's files, from the SDK's package data
