@@ -79,8 +79,9 @@ bench: sandbox services
 # stand-ins made of Debian's packages where no registry answers), the stack started as a
 # throwaway compose project, driven over HTTP from sign-up to rated matches and replays, a
 # second arena host from deploy/arena-host.yml, a backup restored; then down -v.
+# FRESH=1: from nothing (offline images rebuilt, no build cache, no pip cache), as CI runs it.
 stack-check: install
-	$(BIN)/python deploy/stack_check.py
+	$(BIN)/python deploy/stack_check.py $(if $(FRESH),--fresh)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -137,24 +137,28 @@ def host_python(version: str) -> str:
     )
 
 
-def wheelhouse(version: str, log: Callable[[str], None]) -> Path:
+def wheelhouse(
+    version: str, log: Callable[[str], None], cache: Path = WHEEL_CACHE, pip_cache: bool = True
+) -> Path:
     """Wheels of every locked dependency of the platform (``requirements/platform.txt``,
     exported from ``uv.lock``; the SDK has none, and the two projects themselves are built
     by the image from its sources) for Python ``version``, each checked against its hash in
-    the lock; built once per input set."""
+    the lock; built once per input set into ``cache`` (without ``pip_cache``, every file
+    comes from the index, none from pip's cache)."""
     python = host_python(version)
     digest = hashlib.sha256(version.encode())
     digest.update(LOCKED.read_bytes())
-    folder = WHEEL_CACHE / f"wheels-{digest.hexdigest()[:16]}"
+    folder = cache / f"wheels-{digest.hexdigest()[:16]}"
     if (folder / ".complete").exists():
         return folder
     log(f"building wheels for Python {version} with {python} into {folder}")
-    WHEEL_CACHE.mkdir(parents=True, exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(prefix="wheels-", dir=WHEEL_CACHE))
+    cache.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix="wheels-", dir=cache))
     try:
         result = subprocess.run(
             [
                 *[python, "-m", "pip", "wheel", "--quiet", "--require-hashes"],
+                *([] if pip_cache else ["--no-cache-dir"]),
                 *["-w", str(scratch), "-r", str(LOCKED)],
             ],
             capture_output=True,
@@ -171,8 +175,11 @@ def wheelhouse(version: str, log: Callable[[str], None]) -> Path:
     return folder
 
 
-def _build(docker: str, tag: str, dockerfile: str, context: Path, *options: str) -> None:
+def _build(
+    docker: str, tag: str, dockerfile: str, context: Path, *options: str, fresh: bool = False
+) -> None:
     command = [docker, "build", "--quiet", "--label", LABEL, "-t", tag, *options]
+    command += ["--no-cache"] if fresh else []
     command += ["--build-arg", f"DEBIAN_IMAGE={DEBIAN_IMAGE}"]
     result = subprocess.run(
         [*command, "-f", str(RECIPES / dockerfile), str(context)],
@@ -185,12 +192,38 @@ def _build(docker: str, tag: str, dockerfile: str, context: Path, *options: str)
         raise OfflineImageError(f"building {tag} failed:\n{result.stderr.strip()[-3000:]}")
 
 
+IMAGES = OfflineImages(
+    python=f"{PREFIX}/python:bookworm",
+    docker_cli=f"{PREFIX}/docker-cli:bookworm",
+    postgres=f"{PREFIX}/postgres:bookworm",
+    redis=f"{PREFIX}/redis:bookworm",
+)
+RUNTIME_IMAGE = f"{PREFIX}/python-runtime:bookworm"
+
+
+def remove_offline_images(docker: str, log: Callable[[str], None] = print) -> None:
+    """Remove the tags this module makes (the stand-ins, then the Debian base they are
+    built on), never with force: an image a container uses stays, and is reported."""
+    for tag in (*IMAGES.compose_variables().values(), RUNTIME_IMAGE, DEBIAN_IMAGE):
+        result = subprocess.run(
+            [docker, "image", "rm", tag], capture_output=True, text=True, check=False
+        )
+        if result.returncode == 0:
+            log(f"removed {tag}")
+        elif image_exists(docker, tag):
+            log(f"kept {tag}, which a container uses: {result.stderr.strip()}")
+
+
 def build_offline_images(
-    docker: str | None = None, log: Callable[[str], None] = print
+    docker: str | None = None, log: Callable[[str], None] = print, *, fresh: bool = False
 ) -> OfflineImages:
     """Make (or reuse) every offline image; Docker's build cache makes a repeat take
-    seconds. Raises :class:`OfflineImageError`."""
+    seconds. ``fresh``: reuse nothing: the images removed first, Docker's build cache and
+    pip's cache not read, the wheels built into a throwaway folder. Raises
+    :class:`OfflineImageError`."""
     docker = docker or buildkit_client()
+    if fresh:
+        remove_offline_images(docker, log)
     if not image_exists(docker, DEBIAN_IMAGE):
         log(f"building {DEBIAN_IMAGE} with debootstrap (about a minute)")
         started = time.monotonic()
@@ -203,22 +236,19 @@ def build_offline_images(
         if result.returncode != 0:
             raise OfflineImageError(f"debootstrap base: {result.stderr.strip()[-2000:]}")
         log(f"{DEBIAN_IMAGE} built in {time.monotonic() - started:.0f} s")
-    images = OfflineImages(
-        python=f"{PREFIX}/python:bookworm",
-        docker_cli=f"{PREFIX}/docker-cli:bookworm",
-        postgres=f"{PREFIX}/postgres:bookworm",
-        redis=f"{PREFIX}/redis:bookworm",
-    )
-    runtime = f"{PREFIX}/python-runtime:bookworm"
-    _build(docker, runtime, "python.Dockerfile", RECIPES, "--target", "runtime")
-    wheels = wheelhouse(image_python(docker, runtime), log)
-    _build(docker, images.python, "python.Dockerfile", wheels)
+    images = IMAGES
+    _build(docker, RUNTIME_IMAGE, "python.Dockerfile", RECIPES, "--target", "runtime", fresh=fresh)
+    version = image_python(docker, RUNTIME_IMAGE)
+    with tempfile.TemporaryDirectory(prefix="cucumber-arena-wheels-") as throwaway:
+        cache = Path(throwaway) if fresh else WHEEL_CACHE
+        wheels = wheelhouse(version, log, cache, pip_cache=not fresh)
+        _build(docker, images.python, "python.Dockerfile", wheels, fresh=fresh)
     for tag, recipe in (
         (images.docker_cli, "docker-cli.Dockerfile"),
         (images.postgres, "postgres.Dockerfile"),
         (images.redis, "redis.Dockerfile"),
     ):
-        _build(docker, tag, recipe, RECIPES)
+        _build(docker, tag, recipe, RECIPES, fresh=fresh)
     return images
 
 

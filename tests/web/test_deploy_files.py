@@ -391,11 +391,17 @@ def test_without_ssl_cert_reqs_the_broker_still_checks_the_certificate() -> None
 def test_make_stack_check_is_its_own_target_outside_make_test() -> None:
     makefile = (REPO / "Makefile").read_text()
     assert re.search(
-        r"^stack-check: install\n\t\$\(BIN\)/python deploy/stack_check.py$", makefile, re.MULTILINE
+        r"^stack-check: install\n\t\$\(BIN\)/python deploy/stack_check.py"
+        r" \$\(if \$\(FRESH\),--fresh\)$",
+        makefile,
+        re.MULTILINE,
     )
     test_target = re.search(r"^test: (.*)$", makefile, re.MULTILINE)
     assert test_target is not None and "stack-check" not in test_target[1]
     assert "stack-check" in re.search(r"^\.PHONY: (.*)$", makefile, re.MULTILINE)[1]  # type: ignore[index]
+    # CI runs it from nothing, after the suite.
+    ci = (REPO / ".ci" / "run").read_text().splitlines()
+    assert ci.index("make stack-check FRESH=1") > ci.index("make test")
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the staging folder is given to uid 1000")
