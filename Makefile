@@ -78,10 +78,11 @@ bench: sandbox services
 # docker-compose.yml for real (minutes; not part of make test): every image built (from
 # stand-ins made of Debian's packages where no registry answers), the stack started as a
 # throwaway compose project, driven over HTTP from sign-up to rated matches and replays, a
-# second arena host from deploy/arena-host.yml, a backup restored; then down -v.
+# second arena host from deploy/arena-host.yml, a backup restored, an upgrade from the last
+# release tag (FROM=COMMIT: from that commit; none without a tag); then down -v.
 # FRESH=1: from nothing (offline images rebuilt, no build cache, no pip cache), as CI runs it.
 stack-check: install
-	$(BIN)/python deploy/stack_check.py $(if $(FRESH),--fresh)
+	$(BIN)/python deploy/stack_check.py $(if $(FRESH),--fresh) $(if $(FROM),--from $(FROM))
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -11,6 +11,11 @@ a rated ladder match and its rating change, and opens the match page and a repla
 second arena host from ``deploy/arena-host.yml`` (another compose project that shares no
 volume and knows no database, only the broker URL) must play matches from the same queue.
 Last, ``pg_dump`` of the stack restored into a fresh stack must show the same leaderboard.
+Then the upgrade (``--from``): the previous release (the last git tag, or a given commit)
+is built from an export of its tree, started as a compose project of its own and filled
+(sign-up, a bot, its validation, rated matches); its web, migrate and beat are replaced by
+this tree's image over the same volumes (``migrate`` first), and the leaderboard, bots,
+matches and replays must read the same as before.
 Whatever happens, every project is taken down with its volumes (``down -v``); a failure
 names the failing services and prints each one's last log lines.
 
@@ -51,6 +56,7 @@ from stack_support import (
     report_failure,
     wait_for,
 )
+from stack_upgrade import Release, differences, release_overrides, what_users_see
 from stack_visitor import Visitor
 
 from arena.sandbox.image import image_tag, up_to_date_base
@@ -288,6 +294,48 @@ def backup_restores(clock: Clock, stack: Compose, fresh: Compose) -> None:
         )
 
 
+def upgrade_keeps_everything(
+    clock: Clock,
+    release: Release,
+    old: Compose,
+    variables: dict[str, str],
+    fresh: bool,
+    build_log: Path,
+) -> Compose:
+    """The release's stack built, started and filled; then this tree's image over its
+    volumes (``migrate`` first, then web): what users see must not change. The upgraded
+    project (the same compose project, this tree's compose file)."""
+    with clock.step(f"upgrade: the release {release.name} built and started"):
+        build_images(old, build_log, fresh)
+        old.run("up", "-d", "--no-build")
+        old.wait_healthy("web", SERVE_SECONDS)
+        Visitor(old.base_url).wait_until_serving()
+        old.wait_logged("worker", " ready.", SERVE_SECONDS)
+    user_plays(clock, Visitor(old.base_url), f"release {release.name}")
+    with clock.step(f"upgrade: {release.name} -> this tree (migrate, then web), the same data"):
+        old.run("stop", "beat", "worker")  # nothing is played or recorded from here on
+        before = what_users_see(Visitor(old.base_url))
+        new = Compose(old.project, [COMPOSE_FILE], variables, clock.say, old.port)
+        # Compose recreates what changed (the image of migrate and web) over the same
+        # volumes; web waits for migrate to end with 0. beat and the worker stay stopped,
+        # so that the comparison sees no new result.
+        new.run("up", "-d", "--no-build", "web")
+        new.wait_healthy("web", SERVE_SECONDS)
+        migrated = inspect(new.container_id("migrate"))
+        if migrated["Config"]["Image"] != variables["WEB_IMAGE"]:
+            raise StackCheckFailed(f"migrate ran {migrated['Config']['Image']}", "migrate")
+        after = what_users_see(Visitor(new.base_url))
+        changed = differences(before, after)
+        if changed:
+            raise StackCheckFailed("the upgrade changed what users see:\n" + "\n".join(changed))
+        clock.say(
+            f"the same leaderboard ({len(after['leaderboard'])} bots), {len(after['bots'])}"
+            f" bots, {len(after['matches'])} finished matches, {len(after['replays'])}"
+            f" replays (API and download) after migrate of {variables['WEB_IMAGE']}"
+        )
+    return new
+
+
 def run(args: argparse.Namespace) -> None:
     clock = Clock()
     with clock.step("preflight: engine, compose, which images"):
@@ -298,6 +346,8 @@ def run(args: argparse.Namespace) -> None:
         )
         clock.say(f"compose: {' '.join(compose_command())}; BuildKit client: {docker}")
         clock.say("images: " + ("offline stand-ins (no registry)" if offline else "registry"))
+        release, about_release = Release.find(args.from_)
+        clock.say(about_release)
         if args.fresh:
             clock.say("fresh: no image, build cache or wheel of an earlier run is reused")
     images: dict[str, str] = {}
@@ -346,6 +396,33 @@ def run(args: argparse.Namespace) -> None:
                     fresh_files.port,
                 )
                 backup_restores(clock, stack, fresh)
+            if release is not None:
+                # The machine's cores to the release's stack: the others are done.
+                for compose in projects:
+                    compose.down()
+                release_image = f"{web_image}-release"
+                cleanup.callback(_remove_image, release_image, clock)
+                tree = release.export(Path(tmp) / "release")
+                old_files = stack_files("upgrade", release_image)
+                overrides, why = release_overrides(tree, old_files.folder)
+                if why:
+                    clock.say(why)
+                old = new_project(
+                    f"{project}-upgrade",
+                    [tree / "docker-compose.yml", *overrides],
+                    dict(old_files.variables),
+                    old_files.port,
+                )
+                upgraded = upgrade_keeps_everything(
+                    clock,
+                    release,
+                    old,
+                    {**old_files.variables, "WEB_IMAGE": web_image},
+                    args.fresh,
+                    Path(tmp) / "release-build.log",
+                )
+                projects.append(upgraded)
+                cleanup.callback(upgraded.down)
         except BaseException as error:
             report_failure(projects, error)
             raise
@@ -374,6 +451,14 @@ def main() -> int:
         action="store_true",
         help="reuse nothing of earlier runs: the offline images removed and built again,"
         " no build cache, no pip cache, the wheels in a throwaway folder",
+    )
+    parser.add_argument(
+        "--from",
+        dest="from_",
+        default="auto",
+        metavar="COMMIT",
+        help="upgrade step from this release (a tag or commit); auto (default): the last"
+        " tag reachable from HEAD, none when there is no tag; none: skip the step",
     )
     try:
         run(parser.parse_args())

@@ -392,7 +392,7 @@ def test_make_stack_check_is_its_own_target_outside_make_test() -> None:
     makefile = (REPO / "Makefile").read_text()
     assert re.search(
         r"^stack-check: install\n\t\$\(BIN\)/python deploy/stack_check.py"
-        r" \$\(if \$\(FRESH\),--fresh\)$",
+        r" \$\(if \$\(FRESH\),--fresh\) \$\(if \$\(FROM\),--from \$\(FROM\)\)$",
         makefile,
         re.MULTILINE,
     )
@@ -520,3 +520,67 @@ def test_both_builders_get_the_same_build_context() -> None:
 
     assert rules(REPO / ".dockerignore") == rules(REPO / "deploy/web.Dockerfile.dockerignore")
     assert "!docs/*.md" in rules(REPO / ".dockerignore")  # the site's documents
+
+
+# --- the stack check's upgrade step ---------------------------------------------------------
+
+
+def test_the_upgrade_starts_from_a_named_commit_or_is_skipped_with_a_reason(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.syspath_prepend(str(REPO / "deploy"))
+    from stack_support import StackCheckFailed
+    from stack_upgrade import Release
+
+    head = subprocess.run(
+        ["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    release, said = Release.find("HEAD")
+    assert release == Release(head, "HEAD") and head[:12] in said
+    assert Release.find("none") == (None, "upgrade step skipped (--from none)")
+    with pytest.raises(StackCheckFailed, match="no such commit"):
+        Release.find("no-such-release-anywhere")
+
+
+def test_a_release_that_builds_the_sdk_at_start_starts_its_web_without(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.syspath_prepend(str(REPO / "deploy"))
+    from stack_upgrade import release_overrides
+
+    old = (
+        "python manage.py collectstatic --noinput -v 0 && python manage.py build_sdk -v 0"
+        " && exec gunicorn -c deploy/gunicorn.conf.py web.wsgi"
+    )
+    (tmp_path / "docker-compose.yml").write_text(
+        yaml.safe_dump({"services": {"web": {"command": ["sh", "-c", old]}}})
+    )
+    overrides, why = release_overrides(tmp_path, tmp_path)
+    assert "issue 26" in why
+    web = yaml.safe_load(overrides[0].read_text())["services"]["web"]
+    assert web["command"] == [
+        "sh",
+        "-c",
+        "python manage.py collectstatic --noinput -v 0 && exec gunicorn -c"
+        " deploy/gunicorn.conf.py web.wsgi",
+    ]
+    # This tree's web starts by serving: nothing to override.
+    assert release_overrides(REPO, tmp_path) == ([], "")
+
+
+def test_the_upgrade_comparison_names_what_changed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(REPO / "deploy"))
+    from stack_upgrade import differences
+
+    before = {
+        "leaderboard": [("ann", "a", 1500.0, 3)],
+        "replays": {7: {"download": "ab", "api": {}}},
+    }
+    assert differences(before, before) == []
+    after = {
+        "leaderboard": [("ann", "a", 1510.0, 3)],
+        "replays": {7: {"download": "cd", "api": {}}},
+    }
+    changed = differences(before, after)
+    assert changed[0].startswith("leaderboard: 1 -> 1 rows; ('ann', 'a', 1500.0, 3) -> ")
+    assert changed[1] == "replays: differing keys [7]"
