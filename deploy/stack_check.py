@@ -397,8 +397,9 @@ def run(args: argparse.Namespace) -> None:
                 )
                 backup_restores(clock, stack, fresh)
             if release is not None:
-                # The machine's cores to the release's stack: the others are done.
-                for compose in projects:
+                # The machine's cores to the release's stack: the others are done. The
+                # newest first, as at the end: the arena host is on the stack's network.
+                for compose in reversed(projects):
                     compose.down()
                 release_image = f"{web_image}-release"
                 cleanup.callback(_remove_image, release_image, clock)

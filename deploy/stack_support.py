@@ -302,10 +302,14 @@ class Compose:
             return
         self.is_down = True
         self._remember_hostnames()
-        self.run("down", "-v", "--remove-orphans", "-t", "20", check=False)
+        result = self.run("down", "-v", "--remove-orphans", "-t", "20", check=False)
         for container in sandbox_containers_of(self.hostnames):
             subprocess.run(["docker", "rm", "-f", container], capture_output=True, check=False)
             self.say(f"removed sandbox container {container} left by {self.project}")
+        if result.returncode != 0:
+            tail = (result.stdout + result.stderr).decode(errors="replace")[-1000:]
+            self.say(f"{self.project}: down -v FAILED, volumes or networks may remain:\n{tail}")
+            return
         self.say(f"{self.project}: down -v done")
 
     def _remember_hostnames(self) -> None:
