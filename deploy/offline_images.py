@@ -242,7 +242,9 @@ def build_offline_images(
     with tempfile.TemporaryDirectory(prefix="cucumber-arena-wheels-") as throwaway:
         cache = Path(throwaway) if fresh else WHEEL_CACHE
         wheels = wheelhouse(version, log, cache, pip_cache=not fresh)
-        _build(docker, images.python, "python.Dockerfile", wheels, fresh=fresh)
+        # Never --no-cache here: its runtime stage is the image just built above (fresh
+        # or not), which a second build would only repeat, leaving the first untagged.
+        _build(docker, images.python, "python.Dockerfile", wheels)
     for tag, recipe in (
         (images.docker_cli, "docker-cli.Dockerfile"),
         (images.postgres, "postgres.Dockerfile"),
