@@ -4,15 +4,26 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test test-busy lint sandbox services run format bench stack-check clean
+.PHONY: install lock test test-busy lint sandbox services run format bench stack-check clean
 
+# Exactly the locked versions (requirements/dev.txt, exported from uv.lock), every file
+# checked against its hash; then the SDK and the platform themselves, editable, built with
+# the locked setuptools (no build isolation: nothing unlocked is fetched).
 install: $(STAMP)
 
-$(STAMP): pyproject.toml sdk/pyproject.toml
+$(STAMP): requirements/dev.txt pyproject.toml sdk/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e ./sdk -e '.[dev]'
+	$(BIN)/pip install --quiet --require-hashes -r requirements/dev.txt
+	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e ./sdk -e .
 	touch $(STAMP)
+
+# On purpose only: resolve uv.lock again from pyproject.toml (what changed; UPGRADE=1: the
+# newest release of everything), then export what pip installs with hashes: the platform's
+# dependencies (the images) and those with the dev tools (make install, CI).
+lock: install
+	$(BIN)/uv lock $(if $(UPGRADE),--upgrade)
+	$(BIN)/uv export --quiet --frozen --no-emit-project --hashes -o requirements/platform.txt
+	$(BIN)/uv export --quiet --frozen --no-emit-project --hashes --extra dev -o requirements/dev.txt
 
 lint: install
 	$(BIN)/ruff check .
@@ -68,9 +79,11 @@ bench: sandbox services
 # docker-compose.yml for real (minutes; not part of make test): every image built (from
 # stand-ins made of Debian's packages where no registry answers), the stack started as a
 # throwaway compose project, driven over HTTP from sign-up to rated matches and replays, a
-# second arena host from deploy/arena-host.yml, a backup restored; then down -v.
+# second arena host from deploy/arena-host.yml, a backup restored, an upgrade from the last
+# release tag (FROM=COMMIT: from that commit; none without a tag); then down -v.
+# FRESH=1: from nothing (offline images rebuilt, no build cache, no pip cache), as CI runs it.
 stack-check: install
-	$(BIN)/python deploy/stack_check.py
+	$(BIN)/python deploy/stack_check.py $(if $(FRESH),--fresh) $(if $(FROM),--from $(FROM))
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -6,7 +6,8 @@ pulled there), from what such a host does reach: Debian's packages and PyPI.
 - a Debian bookworm base from debootstrap (``deploy/offline/debian-base.sh``), once;
 - on it, with Debian's packages (``deploy/offline/*.Dockerfile``): PostgreSQL 15 and Redis
   7.0 with the official images' contract, Debian's Docker client, and Python 3.11 with a
-  wheelhouse built here by ``pip wheel`` that later installs read with ``--no-index``. The
+  wheelhouse of the locked dependencies (``requirements/platform.txt``, hashes checked)
+  built here by ``pip wheel`` that later installs read with ``--no-index``. The
   wheels are resolved by a Python of this host of the image's exact version (on Debian 12,
   its own ``/usr/bin/python3``): dependencies carry markers such as ``python_full_version
   < "3.11.3"``, so another patch release could leave one out.
@@ -36,9 +37,11 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 RECIPES = REPO / "deploy" / "offline"
+#: The platform's locked dependencies, with their hashes (``make lock`` writes it).
+LOCKED = REPO / "requirements" / "platform.txt"
 PREFIX = "cucumber-arena-offline"
 DEBIAN_IMAGE = f"{PREFIX}/debian:bookworm"
-#: Built wheels, one folder per set of inputs (the project files and the Python).
+#: Built wheels, one folder per set of inputs (the lock and the Python).
 WHEEL_CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "cucumber-arena"
 LABEL = "org.cucumber-arena.offline=1"
 
@@ -134,32 +137,36 @@ def host_python(version: str) -> str:
     )
 
 
-def wheelhouse(version: str, log: Callable[[str], None]) -> Path:
-    """Wheels of every dependency of the SDK and the platform (not of the two projects
-    themselves, which the image installs from its sources) for Python ``version``, built
-    once per input set."""
+def wheelhouse(
+    version: str, log: Callable[[str], None], cache: Path = WHEEL_CACHE, pip_cache: bool = True
+) -> Path:
+    """Wheels of every locked dependency of the platform (``requirements/platform.txt``,
+    exported from ``uv.lock``; the SDK has none, and the two projects themselves are built
+    by the image from its sources) for Python ``version``, each checked against its hash in
+    the lock; built once per input set into ``cache`` (without ``pip_cache``, every file
+    comes from the index, none from pip's cache)."""
     python = host_python(version)
     digest = hashlib.sha256(version.encode())
-    for name in ("pyproject.toml", "sdk/pyproject.toml"):
-        digest.update((REPO / name).read_bytes())
-    folder = WHEEL_CACHE / f"wheels-{digest.hexdigest()[:16]}"
+    digest.update(LOCKED.read_bytes())
+    folder = cache / f"wheels-{digest.hexdigest()[:16]}"
     if (folder / ".complete").exists():
         return folder
     log(f"building wheels for Python {version} with {python} into {folder}")
-    WHEEL_CACHE.mkdir(parents=True, exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(prefix="wheels-", dir=WHEEL_CACHE))
-    wanted = [str(REPO / "sdk"), str(REPO), "setuptools", "wheel"]
+    cache.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix="wheels-", dir=cache))
     try:
         result = subprocess.run(
-            [python, "-m", "pip", "wheel", "--quiet", "-w", str(scratch), *wanted],
+            [
+                *[python, "-m", "pip", "wheel", "--quiet", "--require-hashes"],
+                *([] if pip_cache else ["--no-cache-dir"]),
+                *["-w", str(scratch), "-r", str(LOCKED)],
+            ],
             capture_output=True,
             text=True,
             check=False,
         )
         if result.returncode != 0:
             raise OfflineImageError(f"pip wheel failed: {result.stderr.strip()[-2000:]}")
-        for own in scratch.glob("cucumber*-*.whl"):  # cucumbers, cucumber_arena
-            own.unlink()
         (scratch / ".complete").touch()
         shutil.rmtree(folder, ignore_errors=True)
         scratch.rename(folder)  # complete or absent: never a half-filled wheelhouse
@@ -168,8 +175,11 @@ def wheelhouse(version: str, log: Callable[[str], None]) -> Path:
     return folder
 
 
-def _build(docker: str, tag: str, dockerfile: str, context: Path, *options: str) -> None:
+def _build(
+    docker: str, tag: str, dockerfile: str, context: Path, *options: str, fresh: bool = False
+) -> None:
     command = [docker, "build", "--quiet", "--label", LABEL, "-t", tag, *options]
+    command += ["--no-cache"] if fresh else []
     command += ["--build-arg", f"DEBIAN_IMAGE={DEBIAN_IMAGE}"]
     result = subprocess.run(
         [*command, "-f", str(RECIPES / dockerfile), str(context)],
@@ -182,12 +192,38 @@ def _build(docker: str, tag: str, dockerfile: str, context: Path, *options: str)
         raise OfflineImageError(f"building {tag} failed:\n{result.stderr.strip()[-3000:]}")
 
 
+IMAGES = OfflineImages(
+    python=f"{PREFIX}/python:bookworm",
+    docker_cli=f"{PREFIX}/docker-cli:bookworm",
+    postgres=f"{PREFIX}/postgres:bookworm",
+    redis=f"{PREFIX}/redis:bookworm",
+)
+RUNTIME_IMAGE = f"{PREFIX}/python-runtime:bookworm"
+
+
+def remove_offline_images(docker: str, log: Callable[[str], None] = print) -> None:
+    """Remove the tags this module makes (the stand-ins, then the Debian base they are
+    built on), never with force: an image a container uses stays, and is reported."""
+    for tag in (*IMAGES.compose_variables().values(), RUNTIME_IMAGE, DEBIAN_IMAGE):
+        result = subprocess.run(
+            [docker, "image", "rm", tag], capture_output=True, text=True, check=False
+        )
+        if result.returncode == 0:
+            log(f"removed {tag}")
+        elif image_exists(docker, tag):
+            log(f"kept {tag}, which a container uses: {result.stderr.strip()}")
+
+
 def build_offline_images(
-    docker: str | None = None, log: Callable[[str], None] = print
+    docker: str | None = None, log: Callable[[str], None] = print, *, fresh: bool = False
 ) -> OfflineImages:
     """Make (or reuse) every offline image; Docker's build cache makes a repeat take
-    seconds. Raises :class:`OfflineImageError`."""
+    seconds. ``fresh``: reuse nothing: the images removed first, Docker's build cache and
+    pip's cache not read, the wheels built into a throwaway folder. Raises
+    :class:`OfflineImageError`."""
     docker = docker or buildkit_client()
+    if fresh:
+        remove_offline_images(docker, log)
     if not image_exists(docker, DEBIAN_IMAGE):
         log(f"building {DEBIAN_IMAGE} with debootstrap (about a minute)")
         started = time.monotonic()
@@ -200,22 +236,21 @@ def build_offline_images(
         if result.returncode != 0:
             raise OfflineImageError(f"debootstrap base: {result.stderr.strip()[-2000:]}")
         log(f"{DEBIAN_IMAGE} built in {time.monotonic() - started:.0f} s")
-    images = OfflineImages(
-        python=f"{PREFIX}/python:bookworm",
-        docker_cli=f"{PREFIX}/docker-cli:bookworm",
-        postgres=f"{PREFIX}/postgres:bookworm",
-        redis=f"{PREFIX}/redis:bookworm",
-    )
-    runtime = f"{PREFIX}/python-runtime:bookworm"
-    _build(docker, runtime, "python.Dockerfile", RECIPES, "--target", "runtime")
-    wheels = wheelhouse(image_python(docker, runtime), log)
-    _build(docker, images.python, "python.Dockerfile", wheels)
+    images = IMAGES
+    _build(docker, RUNTIME_IMAGE, "python.Dockerfile", RECIPES, "--target", "runtime", fresh=fresh)
+    version = image_python(docker, RUNTIME_IMAGE)
+    with tempfile.TemporaryDirectory(prefix="cucumber-arena-wheels-") as throwaway:
+        cache = Path(throwaway) if fresh else WHEEL_CACHE
+        wheels = wheelhouse(version, log, cache, pip_cache=not fresh)
+        # Never --no-cache here: its runtime stage is the image just built above (fresh
+        # or not), which a second build would only repeat, leaving the first untagged.
+        _build(docker, images.python, "python.Dockerfile", wheels)
     for tag, recipe in (
         (images.docker_cli, "docker-cli.Dockerfile"),
         (images.postgres, "postgres.Dockerfile"),
         (images.redis, "redis.Dockerfile"),
     ):
-        _build(docker, tag, recipe, RECIPES)
+        _build(docker, tag, recipe, RECIPES, fresh=fresh)
     return images
 
 

@@ -11,7 +11,19 @@ a rated ladder match and its rating change, and opens the match page and a repla
 second arena host from ``deploy/arena-host.yml`` (another compose project that shares no
 volume and knows no database, only the broker URL) must play matches from the same queue.
 Last, ``pg_dump`` of the stack restored into a fresh stack must show the same leaderboard.
-Whatever happens, both projects are taken down with their volumes (``down -v``).
+Then the upgrade (``--from``): the previous release (the last git tag, or a given commit)
+is built from an export of its tree, started as a compose project of its own and filled
+(sign-up, a bot, its validation, rated matches); its web, migrate and beat are replaced by
+this tree's image over the same volumes (``migrate`` first), and the leaderboard, bots,
+matches and replays must read the same as before.
+Whatever happens, every project is taken down with its volumes (``down -v``); a failure
+names the failing services and prints each one's last log lines.
+
+``--fresh`` reuses nothing of earlier runs: the offline stand-ins are removed first and
+built again from debootstrap with Docker's build cache and pip's cache unused, the wheels
+made in a throwaway folder, the platform image built with ``--no-cache``. The sandbox image
+is not removed: its tag is shared by every checkout of the same SDK on this engine (their
+tests use it); the stack's worker builds it only when it is missing or out of date.
 
 Each step prints its time; every wait is for an event, with a deadline.
 """
@@ -19,11 +31,14 @@ Each step prints its time; every wait is for an event, with a deadline.
 from __future__ import annotations
 
 import argparse
+import io
+import re
 import secrets
 import socket
 import subprocess
 import sys
 import tempfile
+import zipfile
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -38,8 +53,10 @@ from stack_support import (
     StackFiles,
     compose_command,
     inspect,
+    report_failure,
     wait_for,
 )
+from stack_upgrade import Release, differences, release_overrides, what_users_see
 from stack_visitor import Visitor
 
 from arena.sandbox.image import image_tag, up_to_date_base
@@ -107,9 +124,18 @@ def say_sandbox_image(clock: Clock) -> None:
 # --- the checks, in order --------------------------------------------------------------
 
 
-def stack_starts(clock: Clock, stack: Compose, build_log: Path) -> None:
+def build_images(stack: Compose, build_log: Path, fresh: bool) -> None:
+    """Every image of the project's compose file. ``fresh``: the platform image built once
+    without Docker's build cache; then the other services of that image reuse that build
+    (compose builds each service that has a ``build:`` on its own)."""
+    if fresh:
+        stack.run("build", "--no-cache", "web", log=build_log)
+    stack.run("build", log=build_log.with_suffix(".rest.log") if fresh else build_log)
+
+
+def stack_starts(clock: Clock, stack: Compose, build_log: Path, fresh: bool) -> None:
     with clock.step("images built (build of every image of docker-compose.yml)"):
-        stack.run("build", log=build_log)
+        build_images(stack, build_log, fresh)
     with clock.step("stack healthy (postgres, redis, migrate, web, worker, beat)"):
         stack.run("up", "-d", "--no-build")
         for service in ("postgres", "redis", "web"):
@@ -121,18 +147,36 @@ def stack_starts(clock: Clock, stack: Compose, build_log: Path) -> None:
         stack.wait_logged("beat", " ready.", SERVE_SECONDS)
 
 
-def user_plays(clock: Clock, visitor: Visitor) -> None:
-    """Sign up, token, upload, validation, a rated ladder match, its pages."""
+def sdk_offered(clock: Clock, visitor: Visitor) -> None:
+    """The getting-started page links the SDK's wheel that the image built, and the site
+    serves that file."""
+    with clock.step("getting-started page: the SDK's wheel offered and served"):
+        page = visitor.page("/getting-started/")
+        found = re.search(r"/sdk/(cucumbers-[0-9][0-9A-Za-z.+]*-py3-none-any\.whl)", page)
+        if found is None:
+            raise StackCheckFailed("the getting-started page offers no SDK wheel", "web")
+        wheel = visitor.raw(f"/sdk/{found[1]}")
+        with zipfile.ZipFile(io.BytesIO(wheel)) as archive:
+            names = archive.namelist()
+        if "cucumbers/__init__.py" not in names:
+            raise StackCheckFailed(f"/sdk/{found[1]} is no wheel of the SDK: {names[:5]}", "web")
+        clock.say(f"{found[1]}: {len(wheel)} bytes, {len(names)} files")
+
+
+def user_plays(clock: Clock, visitor: Visitor, stack: str = "") -> None:
+    """Sign up, token, upload, validation, a rated ladder match, its pages; the steps'
+    titles name ``stack`` when given."""
     username = f"stack{secrets.token_hex(3)}"
-    with clock.step("sign up through the site's form, make an API token"):
+    on = f" ({stack})" if stack else ""
+    with clock.step(f"sign up through the site's form, make an API token{on}"):
         visitor.sign_up(username, f"{username}@example.org", secrets.token_urlsafe(12))
         token = visitor.make_token("stack-check")
-    with clock.step("upload a bot through the API"):
+    with clock.step(f"upload a bot through the API{on}"):
         uploaded = visitor.upload(token, BOT_NAME, BOT_SOURCE)
         bot_id, number = uploaded["bot"]["id"], uploaded["version"]["number"]
         first_rating = visitor.api(f"/api/bots/{bot_id}/")["rating"]
         clock.say(f"bot {bot_id} version {number}: {uploaded['version']['status']}")
-    with clock.step("first validation: the bot active after its matches in the sandbox"):
+    with clock.step(f"first validation: the bot active after its matches in the sandbox{on}"):
         version = wait_for(
             "verdict on the upload",
             lambda: _decided(visitor.version(token, bot_id, number)),
@@ -145,7 +189,7 @@ def user_plays(clock: Clock, visitor: Visitor) -> None:
             f"validation match {played['id']}: {played['sandbox']} sandbox, worker"
             f" {played['worker']}"
         )
-    with clock.step("first rated match: a ladder match of the bot finished, its rating moved"):
+    with clock.step(f"first rated match: a ladder match of the bot finished, its rating moved{on}"):
         match = wait_for("rated ladder match", lambda: visitor.rated_match(bot_id), MATCH_SECONDS)
         seat = next(p for p in match["participants"] if p["bot"] == bot_id)
         bot = visitor.api(f"/api/bots/{bot_id}/")
@@ -156,7 +200,7 @@ def user_plays(clock: Clock, visitor: Visitor) -> None:
             f" {seat['rating_before']:.1f} -> {seat['rating_after']:.1f}; now"
             f" {bot['rating']:.1f} after {bot['games']} games"
         )
-    with clock.step("open the match page and a replay"):
+    with clock.step(f"open the match page and a replay{on}"):
         page = visitor.page(f"/matches/{match['id']}/")
         if BOT_NAME not in page:
             raise StackCheckFailed(f"the page of match {match['id']} does not name the bot")
@@ -250,6 +294,48 @@ def backup_restores(clock: Clock, stack: Compose, fresh: Compose) -> None:
         )
 
 
+def upgrade_keeps_everything(
+    clock: Clock,
+    release: Release,
+    old: Compose,
+    variables: dict[str, str],
+    fresh: bool,
+    build_log: Path,
+) -> Compose:
+    """The release's stack built, started and filled; then this tree's image over its
+    volumes (``migrate`` first, then web): what users see must not change. The upgraded
+    project (the same compose project, this tree's compose file)."""
+    with clock.step(f"upgrade: the release {release.name} built and started"):
+        build_images(old, build_log, fresh)
+        old.run("up", "-d", "--no-build")
+        old.wait_healthy("web", SERVE_SECONDS)
+        Visitor(old.base_url).wait_until_serving()
+        old.wait_logged("worker", " ready.", SERVE_SECONDS)
+    user_plays(clock, Visitor(old.base_url), f"release {release.name}")
+    with clock.step(f"upgrade: {release.name} -> this tree (migrate, then web), the same data"):
+        old.run("stop", "beat", "worker")  # nothing is played or recorded from here on
+        before = what_users_see(Visitor(old.base_url))
+        new = Compose(old.project, [COMPOSE_FILE], variables, clock.say, old.port)
+        # Compose recreates what changed (the image of migrate and web) over the same
+        # volumes; web waits for migrate to end with 0. beat and the worker stay stopped,
+        # so that the comparison sees no new result.
+        new.run("up", "-d", "--no-build", "web")
+        new.wait_healthy("web", SERVE_SECONDS)
+        migrated = inspect(new.container_id("migrate"))
+        if migrated["Config"]["Image"] != variables["WEB_IMAGE"]:
+            raise StackCheckFailed(f"migrate ran {migrated['Config']['Image']}", "migrate")
+        after = what_users_see(Visitor(new.base_url))
+        changed = differences(before, after)
+        if changed:
+            raise StackCheckFailed("the upgrade changed what users see:\n" + "\n".join(changed))
+        clock.say(
+            f"the same leaderboard ({len(after['leaderboard'])} bots), {len(after['bots'])}"
+            f" bots, {len(after['matches'])} finished matches, {len(after['replays'])}"
+            f" replays (API and download) after migrate of {variables['WEB_IMAGE']}"
+        )
+    return new
+
+
 def run(args: argparse.Namespace) -> None:
     clock = Clock()
     with clock.step("preflight: engine, compose, which images"):
@@ -260,13 +346,18 @@ def run(args: argparse.Namespace) -> None:
         )
         clock.say(f"compose: {' '.join(compose_command())}; BuildKit client: {docker}")
         clock.say("images: " + ("offline stand-ins (no registry)" if offline else "registry"))
+        release, about_release = Release.find(args.from_)
+        clock.say(about_release)
+        if args.fresh:
+            clock.say("fresh: no image, build cache or wheel of an earlier run is reused")
     images: dict[str, str] = {}
     if offline:
         with clock.step("offline images (Debian's packages, wheels built here)"):
             try:
-                images = build_offline_images(docker, log=clock.say).compose_variables()
+                built = build_offline_images(docker, log=clock.say, fresh=args.fresh)
             except OfflineImageError as error:
                 raise StackCheckFailed(str(error)) from error
+            images = built.compose_variables()
             clock.say(" ".join(f"{name}={image}" for name, image in images.items()))
     project = f"cucumbers-stack-{secrets.token_hex(3)}"
     web_image = f"cucumber-arena-web:{project}"
@@ -276,38 +367,72 @@ def run(args: argparse.Namespace) -> None:
         say_sandbox_image(clock)
         projects: list[Compose] = []
 
-        def new_project(name: str, file: Path, variables: dict[str, str], port: int) -> Compose:
-            compose = Compose(name, [file], variables, clock.say, port)
+        def new_project(
+            name: str, files: list[Path], variables: dict[str, str], port: int
+        ) -> Compose:
+            compose = Compose(name, files, variables, clock.say, port)
             projects.append(compose)
             cleanup.callback(compose.down)
             return compose
 
-        files = StackFiles.generate(Path(tmp) / "stack", free_port(), images, docker, web_image)
-        stack = new_project(project, COMPOSE_FILE, dict(files.variables), files.port)
+        def stack_files(name: str, image: str = web_image) -> StackFiles:
+            return StackFiles.generate(Path(tmp) / name, free_port(), images, docker, image)
+
+        files = stack_files("stack")
+        stack = new_project(project, [COMPOSE_FILE], dict(files.variables), files.port)
         try:
-            stack_starts(clock, stack, Path(tmp) / "build.log")
+            stack_starts(clock, stack, Path(tmp) / "build.log", args.fresh)
+            sdk_offered(clock, Visitor(stack.base_url))
             user_plays(clock, Visitor(stack.base_url))
             host_name = f"{project}-host2"
-            host = new_project(host_name, ARENA_HOST_FILE, files.arena_host(host_name), 0)
+            host = new_project(host_name, [ARENA_HOST_FILE], files.arena_host(host_name), 0)
             second_host_plays(clock, stack, host, host_name)
             if not args.no_backup:
-                fresh_files = StackFiles.generate(
-                    Path(tmp) / "fresh", free_port(), images, docker, web_image
-                )
+                fresh_files = stack_files("fresh")
                 fresh = new_project(
-                    f"{project}-fresh", COMPOSE_FILE, dict(fresh_files.variables), fresh_files.port
+                    f"{project}-fresh",
+                    [COMPOSE_FILE],
+                    dict(fresh_files.variables),
+                    fresh_files.port,
                 )
                 backup_restores(clock, stack, fresh)
-        except BaseException:
-            for compose in projects:
-                print(f"--- {compose.project}: last log lines ---\n{compose.logs(tail='20')}")
+            if release is not None:
+                # The machine's cores to the release's stack: the others are done. The
+                # newest first, as at the end: the arena host is on the stack's network.
+                for compose in reversed(projects):
+                    compose.down()
+                release_image = f"{web_image}-release"
+                cleanup.callback(_remove_image, release_image, clock)
+                tree = release.export(Path(tmp) / "release")
+                old_files = stack_files("upgrade", release_image)
+                overrides, why = release_overrides(tree, old_files.folder)
+                if why:
+                    clock.say(why)
+                old = new_project(
+                    f"{project}-upgrade",
+                    [tree / "docker-compose.yml", *overrides],
+                    dict(old_files.variables),
+                    old_files.port,
+                )
+                upgraded = upgrade_keeps_everything(
+                    clock,
+                    release,
+                    old,
+                    {**old_files.variables, "WEB_IMAGE": web_image},
+                    args.fresh,
+                    Path(tmp) / "release-build.log",
+                )
+                projects.append(upgraded)
+                cleanup.callback(upgraded.down)
+        except BaseException as error:
+            report_failure(projects, error)
             raise
         finally:
             print(clock.summary(), flush=True)
 
 
 def _remove_image(tag: str, clock: Clock) -> None:
-    """The platform image this check tagged (its layers stay in the build cache)."""
+    """An image this check tagged (its layers stay in the build cache)."""
     subprocess.run(["docker", "image", "rm", tag], capture_output=True, check=False)
     clock.say(f"removed image tag {tag}")
 
@@ -322,6 +447,20 @@ def main() -> int:
         " auto (default): offline when no registry answers",
     )
     parser.add_argument("--no-backup", action="store_true", help="skip backup and restore")
+    parser.add_argument(
+        "--fresh",
+        action="store_true",
+        help="reuse nothing of earlier runs: the offline images removed and built again,"
+        " no build cache, no pip cache, the wheels in a throwaway folder",
+    )
+    parser.add_argument(
+        "--from",
+        dest="from_",
+        default="auto",
+        metavar="COMMIT",
+        help="upgrade step from this release (a tag or commit); auto (default): the last"
+        " tag reachable from HEAD, none when there is no tag; none: skip the step",
+    )
     try:
         run(parser.parse_args())
     except (StackCheckFailed, subprocess.CalledProcessError) as error:

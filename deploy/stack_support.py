@@ -24,8 +24,21 @@ RUNNER_HOST_LABEL = "org.cucumbers.runner-host"
 ARENA_UID = 1000
 
 
+#: How many of a failing service's last log lines the failure shows.
+FAILURE_LOG_LINES = 60
+
+
 class StackCheckFailed(Exception):
-    """A step did not reach its goal; the message says which and what was seen."""
+    """A step did not reach its goal; the message says which and what was seen, and
+    ``service`` names the compose service at fault (of the compose project ``project``)
+    when one is known."""
+
+    def __init__(
+        self, message: str, service: str | None = None, project: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.service = service
+        self.project = project
 
 
 @dataclass
@@ -171,6 +184,8 @@ class Compose:
     port: int = 0
     #: Host names of the project's containers: their runners' sandbox containers are ours.
     hostnames: set[str] = field(default_factory=set)
+    #: Taken down already (down is asked again when the check ends).
+    is_down: bool = False
 
     @property
     def base_url(self) -> str:
@@ -216,20 +231,64 @@ class Compose:
         return (result.stdout + result.stderr).decode(errors="replace")
 
     def health(self, service: str) -> str:
-        state = inspect(self.container_id(service))["State"]
-        if state["Status"] in {"exited", "dead"}:
-            raise StackCheckFailed(f"{service} of {self.project} stopped: {state}")
+        """The container's health; a container that stopped or restarted (a crash at
+        start, which the restart policy would repeat for ever) fails at once."""
+        shown = inspect(self.container_id(service))
+        state, restarts = shown["State"], shown.get("RestartCount", 0)
+        if state["Status"] in {"exited", "dead"} or restarts:
+            raise StackCheckFailed(
+                f"{service} of {self.project} {_trouble(state, restarts)}",
+                service=service,
+                project=self.project,
+            )
         return str(state.get("Health", {}).get("Status", "none"))
+
+    def failing_services(self) -> dict[str, str]:
+        """Each service whose container stopped with an error, restarted or is unhealthy,
+        and what is wrong with it (a one-shot service that ended with 0 is fine)."""
+        listed = self.run("ps", "-q", "-a", check=False).stdout.decode().split()
+        found = {}
+        for container in listed:
+            shown = inspect(container)
+            service = shown["Config"]["Labels"].get("com.docker.compose.service", container)
+            state, restarts = shown["State"], shown.get("RestartCount", 0)
+            health = state.get("Health", {}).get("Status")
+            failed = state["Status"] in {"exited", "dead"} and state.get("ExitCode") != 0
+            if failed or restarts or state.get("Restarting") or health == "unhealthy":
+                found[service] = _trouble(state, restarts)
+        return found
 
     def wait_healthy(self, service: str, timeout: float = 180) -> None:
         begun = time.monotonic()
-        wait_for(f"healthy {service}", lambda: self.health(service) == "healthy", timeout)
+        with self._blaming(service):
+            wait_for(
+                f"healthy {service} of {self.project}",
+                lambda: self.health(service) == "healthy",
+                timeout,
+            )
         self.say(f"{service} healthy ({time.monotonic() - begun:.1f} s)")
 
     def wait_logged(self, service: str, text: str, timeout: float) -> None:
+        """Until ``text`` is in the service's log; a container that stops or restarts
+        meanwhile fails at once."""
         begun = time.monotonic()
-        wait_for(f"{text!r} in the log of {service}", lambda: text in self.logs(service), timeout)
+        with self._blaming(service):
+            wait_for(
+                f"{text!r} in the log of {service} of {self.project}",
+                lambda: self.health(service) and text in self.logs(service),
+                timeout,
+            )
         self.say(f"{service} logged {text!r} ({time.monotonic() - begun:.1f} s)")
+
+    @contextmanager
+    def _blaming(self, service: str) -> Iterator[None]:
+        """A wait for ``service`` that fails names it, unless it names another."""
+        try:
+            yield
+        except StackCheckFailed as error:
+            if error.service is None:
+                raise StackCheckFailed(str(error), service, self.project) from error
+            raise
 
     def network(self) -> str:
         """The project's default network (where its services resolve by name)."""
@@ -239,16 +298,62 @@ class Compose:
         """Stop and remove the project with its volumes and networks, then any sandbox
         container its workers left (a bot ends by itself once its worker is gone; this
         catches one that did not). Never anything of anyone else's."""
+        if self.is_down:
+            return
+        self.is_down = True
         self._remember_hostnames()
-        self.run("down", "-v", "--remove-orphans", "-t", "20", check=False)
+        result = self.run("down", "-v", "--remove-orphans", "-t", "20", check=False)
         for container in sandbox_containers_of(self.hostnames):
             subprocess.run(["docker", "rm", "-f", container], capture_output=True, check=False)
             self.say(f"removed sandbox container {container} left by {self.project}")
+        if result.returncode != 0:
+            tail = (result.stdout + result.stderr).decode(errors="replace")[-1000:]
+            self.say(f"{self.project}: down -v FAILED, volumes or networks may remain:\n{tail}")
+            return
         self.say(f"{self.project}: down -v done")
 
     def _remember_hostnames(self) -> None:
         for container in self.run("ps", "-q", check=False).stdout.decode().split():
             self.hostnames.add(str(inspect(container)["Config"]["Hostname"]))
+
+
+def _trouble(state: dict[str, Any], restarts: int) -> str:
+    """What a container's state says went wrong, in a few words."""
+    words = [str(state.get("Status"))]
+    if restarts:
+        words.append(f"restarted {restarts} times")
+    if state.get("ExitCode"):
+        words.append(f"last exit code {state['ExitCode']}")
+    if state.get("Health", {}).get("Status") == "unhealthy":
+        words.append("unhealthy")
+    if state.get("Error"):
+        words.append(str(state["Error"]))
+    return ", ".join(words)
+
+
+def report_failure(projects: list[Compose], error: BaseException) -> None:
+    """Name the failing services of every project and print each one's last log lines;
+    when none can be named, the last lines of every service."""
+    named = getattr(error, "service", None)
+    culprits: list[tuple[Compose, str, str]] = []
+    for compose in projects:
+        failing = compose.failing_services()
+        if named and named not in failing and getattr(error, "project", None) == compose.project:
+            failing[named] = "named by the failed step"
+        culprits += [(compose, service, why) for service, why in failing.items()]
+    for compose, service, why in culprits:
+        print(
+            f"--- failing service {service} of {compose.project} ({why}):"
+            f" its last {FAILURE_LOG_LINES} log lines ---\n"
+            + compose.logs(service, tail=str(FAILURE_LOG_LINES)),
+            flush=True,
+        )
+    if culprits:
+        names = ", ".join(f"{service} of {compose.project}" for compose, service, _ in culprits)
+        print(f"stack-check: failing service(s): {names}", flush=True)
+        return
+    for compose in projects:
+        print(f"--- {compose.project}: last log lines ---\n{compose.logs(tail='20')}", flush=True)
 
 
 def inspect(container: str) -> Any:

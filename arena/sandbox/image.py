@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import os
 import shutil
 import subprocess
 import tempfile
@@ -32,7 +33,9 @@ from docker.errors import APIError, DockerException, ImageNotFound
 import cucumbers
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-RECIPE = REPO_ROOT / "deploy" / "sandbox"
+#: The recipe (Dockerfile, offline base script): beside the code in a checkout; an
+#: installed arena (the platform's image) is told where by ``CUCUMBERS_SANDBOX_RECIPE``.
+RECIPE = Path(os.environ.get("CUCUMBERS_SANDBOX_RECIPE") or REPO_ROOT / "deploy" / "sandbox")
 SDK_PACKAGE = Path(cucumbers.__file__).resolve().parent
 
 IMAGE_NAME = "cucumbers-sandbox"

@@ -237,9 +237,15 @@ STATIC_URL = "static/"
 # The project's own files (web is not an app), and the replay viewer under static/viewer/:
 # its one copy lives in the SDK, which ships it for the offline `cucumbers replay --html`.
 STATICFILES_DIRS = [PROJECT_DIR / "static", ("viewer", VIEWER_DIR)]
-STATIC_ROOT = DATA_DIR / "static"
-#: The SDK's wheel served at /sdk/ (manage.py build_sdk writes it).
-SDK_DIR = DATA_DIR / "sdk"
+# What the site serves that is made before it starts, not while it runs: in a checkout,
+# `make run` collects the static files and builds the SDK's wheel into DATA_DIR, and the
+# documents are the repository's docs/; the platform's image makes all three at build time
+# in its own read-only tree and names them here (deploy/web.Dockerfile).
+STATIC_ROOT = Path(envstr("STATIC_ROOT", str(DATA_DIR / "static"))).resolve()
+#: The SDK's wheel served at /sdk/ (manage.py build_sdk writes it; the image builds it).
+SDK_DIR = Path(envstr("SDK_WHEEL_DIR", str(DATA_DIR / "sdk"))).resolve()
+#: docs/*.md, the site's rules, ratings, writing-bots and replay-format pages.
+DOCS_DIR = Path(envstr("DOCS_DIR", str(REPO_DIR / "docs"))).resolve()
 MEDIA_ROOT = DATA_DIR / "media"
 
 # Bot sources and replays have storages of their own, never served as media: a source is

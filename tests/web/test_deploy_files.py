@@ -183,12 +183,44 @@ def test_the_dockerfile_builds_the_platform_image() -> None:
     assert set(instructions) <= known, set(instructions) - known
     assert instructions[0] == "ARG"
     assert re.search(r"^ARG PYTHON_IMAGE=python:3\.1[1-9]", text, re.MULTILINE)
-    assert re.search(r"^FROM \$\{PYTHON_IMAGE\}$", text, re.MULTILINE)
+    assert re.search(r"^FROM \$\{PYTHON_IMAGE\}( AS \w+)?$", text, re.MULTILINE)
     assert re.search(r"^USER arena$", text, re.MULTILINE)  # never root
     for source in re.findall(r"^COPY (?!--from)(.+) \S+$", text, re.MULTILINE):
         for path in source.split():
             assert (REPO / path).exists(), f"COPY of a missing {path}"
     assert (REPO / "deploy" / "web.Dockerfile.dockerignore").exists()
+
+
+def test_the_image_holds_everything_it_serves_made_at_build_time() -> None:
+    """The platform and the SDK installed as wheels built from the tree (never editable),
+    the SDK's wheel and the static files made by the build, in /app where the settings
+    look: a container has nothing left to make before it serves."""
+    text = DOCKERFILE.read_text()
+    assert "pip install -e" not in text and " -e ." not in text
+    assert "pip wheel --no-deps --no-build-isolation --wheel-dir /dist/sdk ./sdk" in text
+    assert "pip wheel --no-deps --no-build-isolation --wheel-dir /dist/platform ." in text
+    assert "pip install --no-deps /tmp/platform/*.whl ./sdk/cucumbers-*.whl" in text
+    assert "django-admin collectstatic --noinput" in text
+    env = dict(re.findall(r"^\s+(?:ENV )?([A-Z_]+)=(\S+?)(?: \\)?$", text, re.MULTILINE))
+    assert env["STATIC_ROOT"] == "/app/static"
+    assert env["SDK_WHEEL_DIR"] == "/app/sdk"
+    assert env["DOCS_DIR"] == "/app/docs"
+    assert env["CUCUMBERS_SANDBOX_RECIPE"] == "/app/deploy/sandbox"
+    # The collected files and the wheel belong to root; the containers run as arena.
+    assert text.index("collectstatic") < text.index("USER arena")
+
+
+def test_containers_start_by_serving_on_a_read_only_tree() -> None:
+    services = compose()["services"]
+    assert services["web"]["command"] == ["gunicorn", "-c", "deploy/gunicorn.conf.py", "web.wsgi"]
+    arena_host = compose(ARENA_HOST)["services"]["arena"]
+    for name, service in [*services.items(), ("arena host", arena_host)]:
+        command = " ".join(service.get("command", []))
+        for work in ("collectstatic", "build_sdk", "pip "):
+            assert work not in command, (name, work)
+        if name in PLATFORM_SERVICES | {"worker", "arena host"}:
+            assert service["read_only"] is True, name
+            assert service["tmpfs"] == ["/tmp"], name
 
 
 def test_the_gunicorn_settings_take_the_worker_count_from_the_environment(
@@ -389,11 +421,17 @@ def test_without_ssl_cert_reqs_the_broker_still_checks_the_certificate() -> None
 def test_make_stack_check_is_its_own_target_outside_make_test() -> None:
     makefile = (REPO / "Makefile").read_text()
     assert re.search(
-        r"^stack-check: install\n\t\$\(BIN\)/python deploy/stack_check.py$", makefile, re.MULTILINE
+        r"^stack-check: install\n\t\$\(BIN\)/python deploy/stack_check.py"
+        r" \$\(if \$\(FRESH\),--fresh\) \$\(if \$\(FROM\),--from \$\(FROM\)\)$",
+        makefile,
+        re.MULTILINE,
     )
     test_target = re.search(r"^test: (.*)$", makefile, re.MULTILINE)
     assert test_target is not None and "stack-check" not in test_target[1]
     assert "stack-check" in re.search(r"^\.PHONY: (.*)$", makefile, re.MULTILINE)[1]  # type: ignore[index]
+    # CI runs it from nothing, after the suite.
+    ci = (REPO / ".ci" / "run").read_text().splitlines()
+    assert ci.index("make stack-check FRESH=1") > ci.index("make test")
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the staging folder is given to uid 1000")
@@ -512,3 +550,67 @@ def test_both_builders_get_the_same_build_context() -> None:
 
     assert rules(REPO / ".dockerignore") == rules(REPO / "deploy/web.Dockerfile.dockerignore")
     assert "!docs/*.md" in rules(REPO / ".dockerignore")  # the site's documents
+
+
+# --- the stack check's upgrade step ---------------------------------------------------------
+
+
+def test_the_upgrade_starts_from_a_named_commit_or_is_skipped_with_a_reason(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.syspath_prepend(str(REPO / "deploy"))
+    from stack_support import StackCheckFailed
+    from stack_upgrade import Release
+
+    head = subprocess.run(
+        ["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    release, said = Release.find("HEAD")
+    assert release == Release(head, "HEAD") and head[:12] in said
+    assert Release.find("none") == (None, "upgrade step skipped (--from none)")
+    with pytest.raises(StackCheckFailed, match="no such commit"):
+        Release.find("no-such-release-anywhere")
+
+
+def test_a_release_that_builds_the_sdk_at_start_starts_its_web_without(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.syspath_prepend(str(REPO / "deploy"))
+    from stack_upgrade import release_overrides
+
+    old = (
+        "python manage.py collectstatic --noinput -v 0 && python manage.py build_sdk -v 0"
+        " && exec gunicorn -c deploy/gunicorn.conf.py web.wsgi"
+    )
+    (tmp_path / "docker-compose.yml").write_text(
+        yaml.safe_dump({"services": {"web": {"command": ["sh", "-c", old]}}})
+    )
+    overrides, why = release_overrides(tmp_path, tmp_path)
+    assert "issue 26" in why
+    web = yaml.safe_load(overrides[0].read_text())["services"]["web"]
+    assert web["command"] == [
+        "sh",
+        "-c",
+        "python manage.py collectstatic --noinput -v 0 && exec gunicorn -c"
+        " deploy/gunicorn.conf.py web.wsgi",
+    ]
+    # This tree's web starts by serving: nothing to override.
+    assert release_overrides(REPO, tmp_path) == ([], "")
+
+
+def test_the_upgrade_comparison_names_what_changed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(REPO / "deploy"))
+    from stack_upgrade import differences
+
+    before = {
+        "leaderboard": [("ann", "a", 1500.0, 3)],
+        "replays": {7: {"download": "ab", "api": {}}},
+    }
+    assert differences(before, before) == []
+    after = {
+        "leaderboard": [("ann", "a", 1510.0, 3)],
+        "replays": {7: {"download": "cd", "api": {}}},
+    }
+    changed = differences(before, after)
+    assert changed[0].startswith("leaderboard: 1 -> 1 rows; ('ann', 'a', 1500.0, 3) -> ")
+    assert changed[1] == "replays: differing keys [7]"

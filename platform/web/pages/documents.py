@@ -36,7 +36,7 @@ class Document:
 
 
 def docs_dir() -> Path:
-    return Path(settings.REPO_DIR) / "docs"
+    return Path(settings.DOCS_DIR)
 
 
 def page_url(slug: str) -> str:

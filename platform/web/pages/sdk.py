@@ -1,6 +1,7 @@
-"""The SDK this site runs, served for ``pip install``: a wheel built from ``sdk/`` at
-deploy time (``manage.py build_sdk``; ``make run`` and the web container do it at start),
-so that a bot author installs exactly the engine the platform plays with."""
+"""The SDK this site runs, served for ``pip install``: a wheel built from ``sdk/`` before
+the site serves (``manage.py build_sdk`` in a checkout, which ``make run`` runs at start;
+the platform's image builds it at build time, ``SDK_WHEEL_DIR``), so that a bot author
+installs exactly the engine the platform plays with."""
 
 from __future__ import annotations
 
@@ -29,10 +30,20 @@ def current_wheel() -> Path | None:
     return found if found.is_file() else None
 
 
+class SdkSourcesMissing(RuntimeError):
+    """No ``sdk/`` beside the code: an installed platform, whose image built the wheel."""
+
+
 def build_wheel() -> Path:
     """Build the SDK's wheel into :func:`sdk_dir` (no network: the installed setuptools,
-    no dependencies to fetch) and drop the wheels of other versions; its path."""
+    no dependencies to fetch) and drop the wheels of other versions; its path. Raises
+    :class:`SdkSourcesMissing` outside a checkout."""
     source = Path(settings.REPO_DIR) / "sdk"
+    if not (source / "pyproject.toml").is_file():
+        raise SdkSourcesMissing(
+            f"no SDK sources at {source}: an installed platform serves the wheel its image"
+            " built (SDK_WHEEL_DIR)"
+        )
     target = sdk_dir()
     target.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target) as scratch:

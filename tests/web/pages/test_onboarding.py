@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from django.conf import LazySettings
 from django.contrib.auth.models import User
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.test import Client
 
 import cucumbers
@@ -127,6 +127,18 @@ def test_without_a_built_sdk_the_page_says_how_to_install_it(
     settings.SDK_DIR = tmp_path
     text = client.get("/getting-started/").content.decode()
     assert "has not built its SDK yet" in text and "pip install ./sdk" in text
+
+
+def test_build_sdk_outside_a_checkout_says_the_image_built_the_wheel(
+    settings: LazySettings, tmp_path: Path
+) -> None:
+    # An installed platform (the image) has no sdk/ beside its code: its wheel was built
+    # with the image, and build_sdk says so instead of failing in pip.
+    settings.REPO_DIR = tmp_path
+    settings.SDK_DIR = tmp_path / "sdk-wheel"
+    with pytest.raises(CommandError, match=r"no SDK sources at .*SDK_WHEEL_DIR"):
+        call_command("build_sdk")
+    assert not (tmp_path / "sdk-wheel").exists()
 
 
 def test_the_token_page_shows_the_whole_upload_command_to_paste(user: User) -> None:
