@@ -65,6 +65,8 @@ class OfflineImages:
             "DOCKER_CLI_IMAGE": self.docker_cli,
             "POSTGRES_IMAGE": self.postgres,
             "REDIS_IMAGE": self.redis,
+            # Debian 12's Redis: its ACL file must not name what 7.2 added.
+            "REDIS_VERSION": "7.0",
         }
 
 

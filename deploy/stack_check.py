@@ -385,7 +385,14 @@ def run(args: argparse.Namespace) -> None:
             sdk_offered(clock, Visitor(stack.base_url))
             user_plays(clock, Visitor(stack.base_url))
             host_name = f"{project}-host2"
-            host = new_project(host_name, [ARENA_HOST_FILE], files.arena_host(host_name), 0)
+            # Its own key, registered on the platform (as an operator would), and the
+            # platform's public key, read from the stack (migrate made it).
+            platform_key = stack.exec_bytes("web", ["cat", "/data/keys/platform.pub"]).decode()
+            host_variables, host_key = files.arena_host(host_name, platform_key.strip())
+            stack.exec_bytes(
+                "web", ["django-admin", "arena_host", "add", host_name, "--public-key", host_key]
+            )
+            host = new_project(host_name, [ARENA_HOST_FILE], host_variables, 0)
             second_host_plays(clock, stack, host, host_name)
             if not args.no_backup:
                 fresh_files = stack_files("fresh")
@@ -404,6 +411,14 @@ def run(args: argparse.Namespace) -> None:
                 release_image = f"{web_image}-release"
                 cleanup.callback(_remove_image, release_image, clock)
                 tree = release.export(Path(tmp) / "release")
+                if "redis-acl:" not in (tree / "docker-compose.yml").read_text():
+                    # Its Redis takes one password, this tree's a user per role: the env
+                    # files change with the upgrade (docs/platform.md, "Upgrading").
+                    clock.say(
+                        f"upgrade from {release.name} skipped: it predates the per-role Redis"
+                        " users and signed messages, whose env files an upgrade rewrites"
+                    )
+                    return
                 old_files = stack_files("upgrade", release_image)
                 overrides, why = release_overrides(tree, old_files.folder)
                 if why:

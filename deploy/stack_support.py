@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from arena.signing import write_key_pair
+
 T = TypeVar("T")
 #: The label every sandbox container carries, and the one naming its runner's host
 #: (arena/sandbox/labels.py): the check removes only those its own workers started.
@@ -100,7 +102,8 @@ class StackFiles:
 
     folder: Path
     port: int
-    redis_password: str
+    #: The broker's users and the cache's (docs/security.md, "Redis: one user per role").
+    redis_passwords: Mapping[str, str]
     staging_dir: Path
     variables: Mapping[str, str]
 
@@ -109,15 +112,18 @@ class StackFiles:
         cls, folder: Path, port: int, images: Mapping[str, str], docker: str, web_image: str
     ) -> StackFiles:
         folder.mkdir(mode=0o700, parents=True)
-        db_password, redis_password = secrets.token_hex(16), secrets.token_hex(16)
-        redis_url = f"redis://:{redis_password}@redis:6379/0"
+        db_password = secrets.token_hex(16)
+        passwords = {user: secrets.token_hex(16) for user in ("platform", "arena", "cache")}
         platform = {
             "SECRET_KEY": secrets.token_urlsafe(50),
             "POSTGRES_USER": "arena",
             "POSTGRES_DB": "arena",
             "POSTGRES_PASSWORD": db_password,
             "DATABASE_URL": f"postgres://arena:{db_password}@postgres:5432/arena",
-            "REDIS_URL": redis_url,
+            "REDIS_URL": f"redis://platform:{passwords['platform']}@redis:6379/0",
+            "CACHE_URL": f"redis://cache:{passwords['cache']}@redis:6379/1",
+            # Made by migrate on the data volume (docker-compose.yml).
+            "ARENA_SIGNING_KEY_FILE": "/data/keys/platform",
             # Plain HTTP on the loopback, no proxy in front: the visitor is the client. Said
             # explicitly, as production's defaults (redirect to HTTPS, HSTS, secure cookies)
             # would turn it away.
@@ -131,7 +137,10 @@ class StackFiles:
             "TRUSTED_PROXIES": "0",
             "LADDER_TOP_UP_SECONDS": "5",
         }
-        worker = {"REDIS_URL": redis_url, "WORKER_CONCURRENCY": "2"}
+        worker = {
+            "REDIS_URL": f"redis://arena:{passwords['arena']}@redis:6379/0",
+            "WORKER_CONCURRENCY": "2",
+        }
         for name, values in (("platform.env", platform), ("arena-worker.env", worker)):
             path = folder / name
             path.touch(mode=0o600)
@@ -144,7 +153,7 @@ class StackFiles:
             "ARENA_WORKER_ENV_FILE": str(folder / "arena-worker.env"),
             "ARENA_STAGING_DIR": str(staging),
             "DOCKER_GID": str(Path("/var/run/docker.sock").stat().st_gid),
-            "REDIS_PASSWORD": redis_password,
+            **{f"REDIS_{user.upper()}_PASSWORD": value for user, value in passwords.items()},
             "WEB_IMAGE": web_image,
             "WEB_PORT": str(port),
             **images,
@@ -154,23 +163,31 @@ class StackFiles:
             "DOCKER_BUILDKIT": "1",
             "PATH": f"{Path(docker).parent}{os.pathsep}{os.environ.get('PATH', '')}",
         }
-        return cls(folder, port, redis_password, staging, variables)
+        return cls(folder, port, passwords, staging, variables)
 
-    def arena_host(self, name: str) -> dict[str, str]:
-        """The variables of deploy/arena-host.yml: the broker URL and a staging directory
-        of its own; nothing of the platform's."""
+    def arena_host(self, name: str, platform_key: str) -> tuple[dict[str, str], str]:
+        """The variables of deploy/arena-host.yml (the broker URL as the ``arena`` user, the
+        platform's public key ``platform_key``, a staging directory and a key of its own;
+        nothing of the platform's) and the host's public key, to register on the platform."""
         staging = self.folder / f"staging-{name}"
         staging.mkdir(mode=0o755)
         os.chown(staging, ARENA_UID, ARENA_UID)
+        keys = self.folder / f"keys-{name}"
+        keys.mkdir(mode=0o700)
+        public = write_key_pair(keys / "host")
+        for path in (keys, keys / "host", keys / "host.pub"):
+            os.chown(path, ARENA_UID, ARENA_UID)
         keep = ("DOCKER_GID", "WEB_IMAGE", "PYTHON_IMAGE", "DOCKER_CLI_IMAGE", "PATH")
         return {
             **{key: value for key, value in self.variables.items() if key in keep},
             "COMPOSE_DOCKER_CLI_BUILD": "1",
             "DOCKER_BUILDKIT": "1",
-            "REDIS_URL": f"redis://:{self.redis_password}@redis:6379/0",
+            "REDIS_URL": f"redis://arena:{self.redis_passwords['arena']}@redis:6379/0",
             "ARENA_HOST_NAME": name,
             "ARENA_STAGING_DIR": str(staging),
-        }
+            "ARENA_KEYS_DIR": str(keys),
+            "ARENA_PLATFORM_KEY": platform_key,
+        }, public
 
 
 @dataclass

@@ -43,7 +43,7 @@ FROM dependencies
 COPY --from=docker-cli /usr/local/bin/docker /usr/local/bin/docker
 # Never root: uid 1000 owns the data volume and (on the host) the sandbox staging dir.
 RUN useradd --create-home --uid 1000 --user-group arena \
-    && install -d -o arena -g arena /data
+    && install -d -o arena -g arena /data /keys
 # Where the settings find what was made here (web/settings.py, arena/sandbox/image.py).
 ENV DJANGO_SETTINGS_MODULE=web.settings \
     DATA_DIR=/data \

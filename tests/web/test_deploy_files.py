@@ -67,7 +67,7 @@ def env_example() -> dict[str, str]:
 
 def test_compose_runs_the_whole_stack_with_health_checks() -> None:
     services = compose()["services"]
-    assert set(services) == {"postgres", "redis", "worker"} | PLATFORM_SERVICES
+    assert set(services) == {"postgres", "redis", "redis-acl", "worker"} | PLATFORM_SERVICES
     for name in ("postgres", "redis", "web", "worker"):
         assert services[name]["healthcheck"]["test"], name
     for name in ("web", "beat"):
@@ -103,8 +103,23 @@ def test_the_arena_worker_gets_nothing_of_the_platforms() -> None:
     # No platform settings file, no data volume: it needs the broker and an engine only.
     assert worker["env_file"] == "${ARENA_WORKER_ENV_FILE:-deploy/arena-worker.env}"
     assert not any(volume.startswith("arena-data") for volume in worker["volumes"])
-    assert set(worker["environment"]) == {"CUCUMBERS_SANDBOX_STAGING_DIR"}
-    assert set(worker["depends_on"]) == {"redis"}
+    # Its keys: the platform's public key and its own, from a volume of their own (migrate
+    # makes them; never the data volume, where the platform's signing key lives).
+    assert worker["environment"] == {
+        "CUCUMBERS_SANDBOX_STAGING_DIR": "${ARENA_STAGING_DIR:-/var/lib/cucumbers-staging}",
+        "ARENA_PLATFORM_KEY_FILE": "/keys/platform.pub",
+        "ARENA_HOST_KEY_FILE": "/keys/host",
+        "ARENA_HOST_NAME": "compose-worker",
+    }
+    assert "worker-keys:/keys:ro" in worker["volumes"]
+    assert set(worker["depends_on"]) == {"redis", "migrate"}
+    migrate = compose()["services"]["migrate"]
+    assert "worker-keys:/keys" in migrate["volumes"]
+    made = " ".join(migrate["command"])
+    assert "python -m arena keygen --out /data/keys/platform" in made
+    assert "python -m arena keygen --out /keys/host" in made
+    assert "cp /data/keys/platform.pub /keys/platform.pub" in made
+    assert "arena_host add compose-worker --public-key-file /keys/host.pub" in made
     example = ARENA_ENV_EXAMPLE.read_text()
     # As the arena's own Redis user, its password left empty (docs/security.md).
     assert re.search(r"^REDIS_URL=redis://arena:@redis:6379/0$", example, re.MULTILINE)
@@ -239,7 +254,8 @@ def test_the_gunicorn_settings_take_the_worker_count_from_the_environment(
 def compose_config(path: Path, **variables: str) -> subprocess.CompletedProcess[str]:
     command = compose_command()
     assert command is not None
-    scrub = {"REDIS_URL", "ARENA_ENV_FILE", "ARENA_WORKER_ENV_FILE"}
+    scrub = {"REDIS_URL", "ARENA_ENV_FILE", "ARENA_WORKER_ENV_FILE", "ARENA_PLATFORM_KEY"}
+    scrub |= {"ARENA_HOST_NAME", "ARENA_KEYS_DIR"}
     return subprocess.run(
         [*command, "-p", "deploy-files-test", "-f", str(path), "config", "-q"],
         cwd=path.parent,
@@ -256,12 +272,23 @@ def test_docker_compose_accepts_the_compose_file_with_the_example_env_files() ->
     assert result.returncode == 0, result.stderr
 
 
-def test_the_arena_host_file_validates_and_insists_on_a_broker_url() -> None:
-    given = compose_config(ARENA_HOST, REDIS_URL="rediss://:secret@broker.example:6380/0")
+def test_the_arena_host_file_validates_and_insists_on_a_broker_url_and_its_keys() -> None:
+    settings = {
+        "REDIS_URL": "rediss://arena:secret@broker.example:6380/0",
+        "ARENA_PLATFORM_KEY": "ed25519:AAAA",
+        "ARENA_HOST_NAME": "rack2",
+        "ARENA_KEYS_DIR": "/etc/cucumbers-keys",
+    }
+    given = compose_config(ARENA_HOST, **settings)
     assert given.returncode == 0, given.stderr
-    missing = compose_config(ARENA_HOST)
-    assert missing.returncode != 0
-    assert "set REDIS_URL to the broker" in missing.stderr
+    for name, said in [
+        ("REDIS_URL", "set REDIS_URL to the broker"),
+        ("ARENA_PLATFORM_KEY", "set ARENA_PLATFORM_KEY"),
+        ("ARENA_HOST_NAME", "set ARENA_HOST_NAME"),
+        ("ARENA_KEYS_DIR", "set ARENA_KEYS_DIR"),
+    ]:
+        missing = compose_config(ARENA_HOST, **{k: v for k, v in settings.items() if k != name})
+        assert missing.returncode != 0 and said in missing.stderr, name
 
 
 # --- images: the registry's by default, offline stand-ins by build argument ----------------
@@ -335,12 +362,20 @@ def test_the_arena_host_gets_the_broker_and_the_engine_and_nothing_else() -> Non
     spec = compose(ARENA_HOST)
     assert set(spec) == {"services"}  # no named volume, no network of its own
     (arena,) = spec["services"].values()
-    assert set(arena["environment"]) == {"REDIS_URL", "CUCUMBERS_SANDBOX_STAGING_DIR"}
+    assert set(arena["environment"]) == {
+        "REDIS_URL",
+        "CUCUMBERS_SANDBOX_STAGING_DIR",
+        "ARENA_PLATFORM_KEY",
+        "ARENA_HOST_NAME",
+        "ARENA_HOST_KEY_FILE",
+    }
+    assert arena["environment"]["ARENA_HOST_KEY_FILE"] == "/keys/host"
     assert arena["env_file"] == "${ARENA_WORKER_ENV_FILE:-arena-worker.env.example}"
     staging = arena["environment"]["CUCUMBERS_SANDBOX_STAGING_DIR"]
     assert arena["volumes"] == [
         "/var/run/docker.sock:/var/run/docker.sock",
         f"{staging}:{staging}",
+        "${ARENA_KEYS_DIR:?set ARENA_KEYS_DIR to the folder of this host's key}:/keys:ro",
     ]
     assert "ports" not in arena and "depends_on" not in arena
     text = ARENA_HOST.read_text()
@@ -351,14 +386,22 @@ def test_the_arena_host_gets_the_broker_and_the_engine_and_nothing_else() -> Non
     assert "ARENA_HOST_NAME" in command and "ARENA_HOST_NAME" in arena["healthcheck"]["test"][1]
 
 
-def test_redis_takes_the_password_compose_is_given() -> None:
-    redis = compose()["services"]["redis"]
+def test_redis_has_a_user_per_role_from_the_acl_file_compose_writes() -> None:
+    services = compose()["services"]
+    redis, acl = services["redis"], services["redis-acl"]
     command = redis["command"]
-    assert command[command.index("--requirepass") + 1] == "${REDIS_PASSWORD:-}"
-    assert redis["environment"] == {"REDIS_PASSWORD": "${REDIS_PASSWORD:-}"}
+    assert command[command.index("--aclfile") + 1] == "/acl/users.acl"
+    assert "--requirepass" not in command
+    assert "redis-acl:/acl:ro" in redis["volumes"]
+    assert redis["depends_on"]["redis-acl"]["condition"] == "service_completed_successfully"
+    assert acl["command"] == ["python", "-m", "arena", "redis-acl", "--output", "/data/users.acl"]
+    for user in ("PLATFORM", "ARENA", "CACHE"):
+        name = f"REDIS_{user}_PASSWORD"
+        assert acl["environment"][name] == "${" + name + ":-}"
     probe = redis["healthcheck"]["test"][1]
-    assert "REDISCLI_AUTH" in probe and "grep -q PONG" in probe  # NOAUTH is not healthy
+    assert "--user platform" in probe and "grep -q PONG" in probe  # NOAUTH is not healthy
     assert "ports" not in redis  # the compose network only
+    assert {"redis-acl", "worker-keys"} <= set(compose()["volumes"])
 
 
 @pytest.mark.parametrize(
@@ -451,13 +494,22 @@ def test_the_stack_checks_settings_are_fresh_private_and_apart(
         for name in ("platform.env", "arena-worker.env"):
             assert (files.folder / name).stat().st_mode & 0o077 == 0, name
         assert files.staging_dir.stat().st_uid == 1000
-        assert (
-            f"redis://:{files.redis_password}@redis:6379/0"
-            in (files.folder / "arena-worker.env").read_text()
-        )
-        assert files.variables["REDIS_PASSWORD"] == files.redis_password
-        host = files.arena_host("rack2")
-        assert host["REDIS_URL"] == f"redis://:{files.redis_password}@redis:6379/0"
+        passwords = files.redis_passwords
+        arena_url = f"redis://arena:{passwords['arena']}@redis:6379/0"
+        assert f"REDIS_URL={arena_url}" in (files.folder / "arena-worker.env").read_text()
+        platform_env = (files.folder / "platform.env").read_text()
+        assert f"REDIS_URL=redis://platform:{passwords['platform']}@redis:6379/0" in platform_env
+        assert f"CACHE_URL=redis://cache:{passwords['cache']}@redis:6379/1" in platform_env
+        assert "ARENA_SIGNING_KEY_FILE=/data/keys/platform" in platform_env
+        for user in ("platform", "arena", "cache"):
+            assert files.variables[f"REDIS_{user.upper()}_PASSWORD"] == passwords[user]
+        host, public = files.arena_host("rack2", "ed25519:platform-key")
+        assert host["REDIS_URL"] == arena_url
+        assert host["ARENA_PLATFORM_KEY"] == "ed25519:platform-key"
+        keys = Path(host["ARENA_KEYS_DIR"])
+        assert (keys / "host.pub").read_text().strip() == public and public.startswith("ed25519:")
+        assert (keys / "host").stat().st_mode & 0o077 == 0
+        assert (keys / "host").stat().st_uid == 1000
         assert not {"ARENA_ENV_FILE", "ARENA_WORKER_ENV_FILE", "WEB_PORT"} & set(host)
         assert host["ARENA_STAGING_DIR"] != files.variables["ARENA_STAGING_DIR"]
 
