@@ -411,22 +411,24 @@ def run(args: argparse.Namespace) -> None:
                 release_image = f"{web_image}-release"
                 cleanup.callback(_remove_image, release_image, clock)
                 tree = release.export(Path(tmp) / "release")
-                if "redis-acl:" not in (tree / "docker-compose.yml").read_text():
-                    # Its Redis takes one password, this tree's a user per role: the env
-                    # files change with the upgrade (docs/platform.md, "Upgrading").
-                    clock.say(
-                        f"upgrade from {release.name} skipped: it predates the per-role Redis"
-                        " users and signed messages, whose env files an upgrade rewrites"
-                    )
-                    return
                 old_files = stack_files("upgrade", release_image)
                 overrides, why = release_overrides(tree, old_files.folder)
                 if why:
                     clock.say(why)
+                old_variables = dict(old_files.variables)
+                if "redis-acl:" not in (tree / "docker-compose.yml").read_text():
+                    # Its Redis takes one password, this tree's a user per role: the release
+                    # runs on single-password env files, and the upgrade brings this tree's
+                    # (docs/platform.md, Deploying, "Upgrades"), as an operator would.
+                    old_variables = old_files.single_password()
+                    clock.say(
+                        f"{release.name} predates the per-role Redis users and signed"
+                        " messages: it runs on one Redis password, upgraded with new env files"
+                    )
                 old = new_project(
                     f"{project}-upgrade",
                     [tree / "docker-compose.yml", *overrides],
-                    dict(old_files.variables),
+                    old_variables,
                     old_files.port,
                 )
                 upgraded = upgrade_keeps_everything(

@@ -165,6 +165,27 @@ class StackFiles:
         }
         return cls(folder, port, passwords, staging, variables)
 
+    def single_password(self) -> dict[str, str]:
+        """The compose variables of a release from before the per-role Redis users (one
+        ``requirepass``, every URL with it): env files of their own beside this stack's, the
+        same secrets otherwise, so that the upgrade to this tree's files keeps the data."""
+        password = self.redis_passwords["platform"]
+        url = f"redis://:{password}@redis:6379/0"
+        files = {}
+        for name in ("platform.env", "arena-worker.env"):
+            lines = (self.folder / name).read_text().splitlines()
+            kept = [line for line in lines if not line.startswith(("REDIS_URL=", "CACHE_URL="))]
+            path = self.folder / f"single-password-{name}"
+            path.touch(mode=0o600)
+            path.write_text("".join(f"{line}\n" for line in [*kept, f"REDIS_URL={url}"]))
+            files[name] = str(path)
+        return {
+            **self.variables,
+            "ARENA_ENV_FILE": files["platform.env"],
+            "ARENA_WORKER_ENV_FILE": files["arena-worker.env"],
+            "REDIS_PASSWORD": password,
+        }
+
     def arena_host(self, name: str, platform_key: str) -> tuple[dict[str, str], str]:
         """The variables of deploy/arena-host.yml (the broker URL as the ``arena`` user, the
         platform's public key ``platform_key``, a staging directory and a key of its own;
