@@ -204,6 +204,13 @@ def user_plays(clock: Clock, visitor: Visitor, stack: str = "") -> None:
         page = visitor.page(f"/matches/{match['id']}/")
         if BOT_NAME not in page:
             raise StackCheckFailed(f"the page of match {match['id']} does not name the bot")
+        # A rotation's replays are held until its whole deal set is played: the replay of
+        # a match whose set is.
+        match = wait_for(
+            "a rated match of the bot whose deal set is played",
+            lambda: visitor.rated_match(bot_id, replays_shown=True),
+            MATCH_SECONDS,
+        )
         replay = visitor.api(f"/api/matches/{match['id']}/games/1/replay/")
         download = visitor.raw(f"/matches/{match['id']}/games/1/replay.json.gz")
         if not download.startswith(b"\x1f\x8b"):
@@ -286,7 +293,11 @@ def backup_restores(clock: Clock, stack: Compose, fresh: Compose) -> None:
         after = Visitor(fresh.base_url).leaderboard()
         if after != before:
             raise StackCheckFailed(f"the leaderboards differ:\n{before}\n{after}")
-        latest = Visitor(fresh.base_url).api("/api/matches/?status=finished")["results"][0]
+        finished = Visitor(fresh.base_url).api("/api/matches/?status=finished")["results"]
+        # The newest whose replays are shown (a rotation's are held until its set is played).
+        latest = next((m for m in finished if not m.get("replays_held")), None)
+        if latest is None:
+            raise StackCheckFailed("no finished match with its replays shown after the restore")
         Visitor(fresh.base_url).raw(f"/matches/{latest['id']}/games/1/replay.json.gz")
         clock.say(
             f"dump {len(dump)} bytes, files {len(files)} bytes; the same leaderboard"

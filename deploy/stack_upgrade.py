@@ -111,7 +111,9 @@ def what_users_see(visitor: Visitor) -> dict[str, Any]:
         for match in matches
     ]
     replays = {}
-    for match in matches[:REPLAYS_COMPARED]:
+    # A rotation's replays are held until its deal set is played: those shown.
+    shown = [match for match in matches if not match.get("replays_held")]
+    for match in shown[:REPLAYS_COMPARED]:
         path = f"/matches/{match['id']}/games/1/replay.json.gz"
         replays[match["id"]] = {
             "api": visitor.api(f"/api/matches/{match['id']}/games/1/replay/"),

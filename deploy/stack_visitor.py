@@ -117,11 +117,14 @@ class Visitor:
         found: dict[str, Any] = next(row for row in rows if row["number"] == number)
         return found
 
-    def rated_match(self, bot_id: int) -> dict[str, Any] | None:
-        """A finished rated ladder match of the bot that changed its rating."""
+    def rated_match(self, bot_id: int, replays_shown: bool = False) -> dict[str, Any] | None:
+        """A finished rated ladder match of the bot that changed its rating; with
+        ``replays_shown``, one whose replays are no longer held (its deal set played)."""
         listing = self.api(f"/api/matches/?bot={bot_id}&kind=ladder&status=finished")
         for match in listing["results"]:
             seat = next((p for p in match["participants"] if p["bot"] == bot_id), None)
+            if replays_shown and match.get("replays_held"):
+                continue
             if match["rated"] and seat and seat["rating_change"]:
                 found: dict[str, Any] = match
                 return found
