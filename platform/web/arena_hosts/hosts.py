@@ -15,10 +15,15 @@ class HostError(ValueError):
     """A host that cannot be added or revoked as asked; the message says why."""
 
 
-def add_host(name: str, public_key: str, note: str = "") -> tuple[ArenaHost, bool]:
+def add_host(
+    name: str, public_key: str, note: str = "", *, replace: bool = False
+) -> tuple[ArenaHost, bool]:
     """Register ``name`` with ``public_key`` (``ed25519:...``); (host, created). The same
     key again changes nothing; another key for a known name, or a revoked host, is a
-    :class:`HostError` (a new key is a new host: revoke the old one, add a new name)."""
+    :class:`HostError` (a new key is a new host: revoke the old one, add a new name).
+    ``replace``: another key for a known name replaces its old one (compose's own worker,
+    whose key lives in the stack's volume: a database restored onto fresh volumes knows
+    its old key); a revoked host stays revoked all the same."""
     if not name or len(name) > 100 or any(c.isspace() for c in name):
         raise HostError("a host's name is 1 to 100 characters, no space")
     try:
@@ -32,6 +37,9 @@ def add_host(name: str, public_key: str, note: str = "") -> tuple[ArenaHost, boo
             )
     except IntegrityError:  # a concurrent add of the same name
         host, created = ArenaHost.objects.get(name=name), False
+    if host.public_key != key and replace and host.revoked_at is None:
+        ArenaHost.objects.filter(pk=host.pk).update(public_key=key)
+        host.refresh_from_db()
     if host.public_key != key:
         raise HostError(
             f"arena host {name!r} is registered with another key; revoke it and add the new"

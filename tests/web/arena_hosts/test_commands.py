@@ -58,3 +58,20 @@ def test_a_revoked_host_is_cut_off_and_stays_revoked() -> None:
     assert "revoked" in run("list")
     with pytest.raises(CommandError, match="no arena host 'nobody'"):
         run("revoke", "nobody")
+
+
+def test_replace_gives_a_known_host_its_new_key_but_never_unrevokes() -> None:
+    # compose's migrate after a restore: the database knows the old stack's worker key.
+    old, new = Signer("compose-worker", generate_key()), Signer("compose-worker", generate_key())
+    run("add", "compose-worker", "--public-key", old.public)
+    with pytest.raises(CommandError, match="another key"):
+        run("add", "compose-worker", "--public-key", new.public)
+    run("add", "compose-worker", "--public-key", new.public, "--replace")
+    assert ArenaHost.objects.get(name="compose-worker").public_key == new.public
+    report = new.seal(Purpose.REPORT, "{}")
+    assert open_from_host(report, Purpose.REPORT) == ("compose-worker", "{}")
+    with pytest.raises(SignatureError):
+        open_from_host(old.seal(Purpose.REPORT, "{}"), Purpose.REPORT)
+    run("revoke", "compose-worker")
+    with pytest.raises(CommandError, match="stays revoked"):
+        run("add", "compose-worker", "--public-key", old.public, "--replace")

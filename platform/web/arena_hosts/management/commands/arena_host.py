@@ -24,6 +24,12 @@ class Command(BaseCommand):
         key.add_argument("--public-key", help="ed25519:<base64>")
         key.add_argument("--public-key-file", help="a file holding it (keygen's PATH.pub)")
         add.add_argument("--note", default="", help="who runs it, where")
+        add.add_argument(
+            "--replace",
+            action="store_true",
+            help="another key for a known, unrevoked name replaces its old one (compose's own"
+            " worker after a restore onto fresh volumes)",
+        )
         revoke = actions.add_parser("revoke", help="refuse everything the host signs")
         revoke.add_argument("name")
         actions.add_parser("list", help="every host, revoked ones too")
@@ -41,7 +47,7 @@ class Command(BaseCommand):
                 key = Path(options["public_key_file"]).read_text().strip()
             except OSError as error:
                 raise CommandError(f"cannot read {options['public_key_file']}: {error}") from None
-        host, created = add_host(options["name"], key, options["note"])
+        host, created = add_host(options["name"], key, options["note"], replace=options["replace"])
         said = "added" if created else "already known"
         self.stdout.write(f"{said}: {host.name} {host.public_key}")
 
