@@ -28,6 +28,16 @@ def require_sandbox() -> str:
         pytest.skip(message)
 
 
+@pytest.fixture(autouse=True)
+def _runner_registry_restored(monkeypatch: pytest.MonkeyPatch) -> None:
+    # `python -m arena`'s main() registers the Docker runner process-wide (the commands
+    # need it): a test that runs main() in this process leaves the SDK's registry as found,
+    # so that the SDK's own tests still see only its runners.
+    import cucumbers.runners
+
+    monkeypatch.setattr(cucumbers.runners, "RUNNERS", dict(cucumbers.runners.RUNNERS))
+
+
 @pytest.fixture(scope="session")
 def sandbox() -> str:
     """The sandbox image's tag (see :func:`require_sandbox`)."""
