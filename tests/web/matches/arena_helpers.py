@@ -20,11 +20,24 @@ def ladder_bots(n: int, game: str = Game.FIVE_CUCUMBERS) -> list[Bot]:
     return [active_bot(name=f"l{i}", game=game) for i in range(n)]
 
 
-def make_active(name: str, game: str = "concombre") -> BotVersion:
+#: A legal bot that takes 20 ms a move: a match of it lasts long enough to be interrupted.
+SLOW_BOT = b"""import time
+
+from cucumbers import Bot, View
+
+
+class Slow(Bot):
+    def play(self, view: View) -> int:
+        time.sleep(0.02)
+        return view.legal[0]
+"""
+
+
+def make_active(name: str, game: str = "concombre", source: bytes = GOOD_BOT) -> BotVersion:
     """A user ``name`` with a bot ``name`` whose uploaded version is active (its own
     validation match, queued by the upload, is left alone)."""
     version = upload_version(
-        UserFactory(username=name), "b.py", GOOD_BOT, new_bot_name=name, game=game
+        UserFactory(username=name), "b.py", source, new_bot_name=name, game=game
     )
     BotVersion.objects.filter(pk=version.pk).update(status=VersionStatus.ACTIVE)
     Bot.objects.filter(pk=version.bot_id).update(active_version=version)

@@ -31,7 +31,7 @@ from arena.broker import (
 )
 from arena.redis_acl import acl_file, parse_version
 from tests.web.factories import GOOD_BOT, UserFactory
-from tests.web.matches.arena_helpers import make_active
+from tests.web.matches.arena_helpers import SLOW_BOT, make_active
 from tests.web.matches.celery_worker import (
     AS_SHIPPED,
     REPO,
@@ -175,9 +175,10 @@ def test_a_job_whose_arena_worker_was_killed_is_delivered_again_under_the_acl(
     tmp_path: Path, settings: Any, acl_redis: AclRedis
 ) -> None:
     settings.LADDER_DUPLICATE = False  # one match, not a deal set
-    settings.MATCH_GAMES = 40  # long enough to be killed in the middle
+    settings.MATCH_GAMES = 40
     for name in ("dan", "eve"):
-        make_active(name)
+        # 20 ms a move: long enough to be killed in the middle on a fast, idle machine too.
+        make_active(name, source=SLOW_BOT)
     timeouts = {"CELERY_VISIBILITY_TIMEOUT": "4", "CELERY_RESTORE_INTERVAL": "1"}
     platform_url, arena_url = acl_redis.url("platform"), acl_redis.url("arena")
     arena_log, platform_log = tmp_path / "arena.log", tmp_path / "platform.log"
