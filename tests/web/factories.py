@@ -10,8 +10,9 @@ from django.core.files.base import ContentFile
 from django.db import connection
 from django.db.models import OuterRef, Subquery
 
+from arena.contract import MatchKind
 from web.bots.models import Bot, BotVersion, Game, VersionStatus
-from web.matches.models import Match, MatchGame, MatchKind, MatchStatus, Participant
+from web.matches.models import Match, MatchGame, MatchStatus, Participant
 
 PASSWORD = "correct-horse-battery"
 

@@ -11,7 +11,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 
 from web.bots.models import Bot, Game
-from web.matches.models import Match, MatchKind, MatchStatus
+from web.matches.models import KIND_CHOICES, Match, MatchStatus
 
 from .bounds import LARGEST_ID, USERNAME_LENGTH
 
@@ -83,7 +83,7 @@ class BotFilter(StrictFilterSet):
 
 class MatchFilter(StrictFilterSet):
     game = django_filters.ChoiceFilter(choices=Game.choices)
-    kind = django_filters.ChoiceFilter(choices=MatchKind.choices)
+    kind = django_filters.ChoiceFilter(choices=KIND_CHOICES)
     status = django_filters.ChoiceFilter(choices=MatchStatus.choices)
     bot = IdFilter(
         field_name="participants__bot", help_text="matches this bot played", distinct=True

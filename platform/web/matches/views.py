@@ -16,7 +16,7 @@ from django.utils.functional import cached_property
 from cucumbers.replay import dumps_replay, gzip_bytes
 from web.bots.models import Bot, Game
 from web.caching import COUNT, remembered
-from web.pipeline.status import place_in_queue
+from web.matches.status import place_in_queue
 
 from .access import visible_matches
 from .list_rows import match_rows

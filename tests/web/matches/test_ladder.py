@@ -12,12 +12,13 @@ from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
+from arena.contract import MatchKind
 from tests.web.conftest import logged_in
 from tests.web.factories import active_bot
 from tests.web.matches.arena_helpers import ladder_bots
 from web.bots.models import Bot, Game
-from web.matches.models import Match, MatchKind, MatchStatus, RatingChange
-from web.pipeline import ladder
+from web.matches.models import Match, MatchStatus, RatingChange
+from web.pipeline.kinds import ladder
 
 pytestmark = pytest.mark.django_db
 
@@ -225,7 +226,7 @@ def test_a_challenge_refuses_a_number_of_games_out_of_range(
 def test_a_deal_set_is_one_match_per_seat_rotation_with_one_seed_and_seating(
     db: None, seats: int
 ) -> None:
-    from web.pipeline.ladder import create_deal_set
+    from web.pipeline.factory import create_deal_set
 
     bots = [active_bot(name=f"d{seats}-{n}", game=Game.CONCOMBRE) for n in range(seats)]
     matches = create_deal_set(Game.CONCOMBRE, MatchKind.LADDER, bots, rated=True, send=False)

@@ -25,11 +25,11 @@ from django.utils.dateparse import parse_datetime
 from web.bots.house import HOUSE_USERNAME
 from web.bots.models import Bot, Game
 from web.matches.models import MatchStatus
+from web.pipeline.kinds.tournament import start
 from web.pipeline.running import run_match
 from web.sandbox import SandboxKind
 from web.tournaments.entering import EntryError, enter
-from web.tournaments.lifecycle import new_seed, start
-from web.tournaments.models import Tournament, TournamentStatus
+from web.tournaments.models import Tournament, TournamentStatus, new_seed
 from web.tournaments.standings import standings
 
 

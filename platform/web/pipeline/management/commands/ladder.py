@@ -11,9 +11,9 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from web.bots.models import Bot, Game
-from web.pipeline.ladder import queue_ladder_matches
-from web.pipeline.lifecycle import RunResult
+from web.pipeline.kinds.ladder import queue_ladder_matches
 from web.pipeline.running import run_match
+from web.pipeline.transitions import RunResult
 from web.sandbox import SandboxKind
 
 
