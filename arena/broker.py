@@ -43,6 +43,9 @@ MATCH_QUEUES: Final = (URGENT_QUEUE, TOURNAMENT_QUEUE, LADDER_QUEUE)
 REPORTS_QUEUE: Final = "reports"
 #: The platform's periodic jobs (top-up, reaper, re-validation, delayed retries).
 MAINTENANCE_QUEUE: Final = "maintenance"
+#: The queues the platform's worker serves, first served first: what arena workers send
+#: back before the periodic jobs.
+PLATFORM_QUEUES: Final = (REPORTS_QUEUE, MAINTENANCE_QUEUE)
 
 #: Which queue a match of each kind waits on (its urgency: a person waits for a verdict or
 #: a challenge; an event has a start; the ladder is the steady background).

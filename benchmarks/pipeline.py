@@ -282,7 +282,7 @@ def throughput(
 
     # As deployed: the platform's worker records reports; the arena worker, given only the
     # broker's and the sandbox's variables, serves validations (urgent) before the ladder.
-    platform = [sys.executable, "-m", "celery", "-A", "web", "worker", "-Q", "reports,maintenance"]
+    platform = [sys.executable, "-m", "celery", "-A", "web", "worker"]
     platform += ["--concurrency=1", "--loglevel=INFO", "--without-gossip", "-n", "platform@%h"]
     arena = [sys.executable, "-m", "arena", "worker", f"--concurrency={concurrency}"]
     workers = [

@@ -26,6 +26,7 @@ from arena.broker import (
     Role,
 )
 from arena.logs import FORMATS
+from cucumbers.runners.base import RunnerName
 from cucumbers.viewer_html import VIEWER_DIR
 
 from .cache_backend import site_caches
@@ -312,7 +313,7 @@ BOTS_PER_USER = envint("BOTS_PER_USER", 20, minimum=1)
 #: ``docker``: every bot in the Docker sandbox; an engine that cannot be reached makes
 #: matches retried, never played unsandboxed. ``process``: the SDK's process runner, NOT
 #: isolated, for local use only (every page says so); never chosen by itself.
-SANDBOX = envchoice("SANDBOX", "docker", ("docker", "process"))
+SANDBOX = envchoice("SANDBOX", RunnerName.DOCKER, (RunnerName.DOCKER, RunnerName.PROCESS))
 VALIDATION_GAMES = envint("VALIDATION_GAMES", 2, minimum=1)
 VALIDATION_OPPONENTS = envlist("VALIDATION_OPPONENTS", ["random", "lowest", "highest"])
 PROVISIONAL_GAMES = envint("PROVISIONAL_GAMES", 20)

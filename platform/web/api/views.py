@@ -18,7 +18,7 @@ from rest_framework.serializers import BaseSerializer
 from web.accounts.models import ApiToken
 from web.bots import access
 from web.bots.errors import UploadError
-from web.bots.models import Bot, BotVersion, Game
+from web.bots.models import GAMES, Bot, BotVersion
 from web.bots.uploads import create_bot, read_upload, upload_version
 from web.matches.access import visible_matches
 from web.matches.models import Match, MatchGame, MatchStatus
@@ -171,7 +171,7 @@ class UploadView(generics.GenericAPIView[Any]):
                 raise UploadError(
                     Problem.UNKNOWN_BOT,
                     f"you have no bot named {bot_name!r}; give its game"
-                    f" ({' or '.join(Game.values)}) to create it",
+                    f" ({' or '.join(GAMES)}) to create it",
                 )
             if bot is not None and game is not None and bot.game != game:
                 raise UploadError(

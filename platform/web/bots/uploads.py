@@ -23,9 +23,9 @@ from web.refusals import Problem
 
 from .errors import UploadError
 from .models import (
+    GAMES,
     Bot,
     BotVersion,
-    Game,
     VersionStatus,
     bot_name_validator,
     bot_source_storage,
@@ -97,7 +97,7 @@ def check_bot_name(owner: User, name: str) -> str:
 def check_new_bot(owner: User, name: str, game: str | None) -> None:
     """What can be checked of a new bot before anything is locked or written."""
     check_bot_name(owner, name)
-    if game not in Game.values:
+    if game not in GAMES:
         raise UploadError(Problem.BAD_BOT_NAME, f"unknown game {game!r}")
 
 

@@ -16,7 +16,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from arena.contract import MatchKind
-from web.bots.models import Bot, BotVersion, Game
+from web.bots.models import GAME_CHOICES, Bot, BotVersion
 from web.links import match_url
 
 
@@ -36,7 +36,7 @@ def replay_storage() -> Storage:
 
 
 class Match(models.Model):
-    game = models.CharField(max_length=20, choices=Game.choices)
+    game = models.CharField(max_length=20, choices=GAME_CHOICES)
     kind = models.CharField(max_length=12, choices=KIND_CHOICES)
     # Written by web.pipeline.transitions alone (a test holds every other module to it).
     status = models.CharField(

@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from cucumbers.games import rules_for
 from cucumbers.match import SEED_BITS
-from web.bots.models import Bot, BotVersion, Game
+from web.bots.models import GAME_CHOICES, Bot, BotVersion
 from web.matches.models import Match
 
 
@@ -45,7 +45,7 @@ class TournamentFormat(models.TextChoices):
 class Tournament(models.Model):
     name = models.CharField(max_length=80)
     description = models.TextField(blank=True, max_length=2000)
-    game = models.CharField(max_length=20, choices=Game.choices)
+    game = models.CharField(max_length=20, choices=GAME_CHOICES)
     format = models.CharField(
         max_length=20, choices=TournamentFormat.choices, default=TournamentFormat.ROUND_ROBIN
     )

@@ -12,9 +12,10 @@ from django.core.files.storage import storages
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
+from cucumbers.games import GameName
 from tests.web.factories import GOOD_BOT, BotFactory, VersionFactory, variant
 from web.bots.errors import UploadError
-from web.bots.models import Bot, BotVersion, Game, ImmutableVersionError, VersionStatus
+from web.bots.models import GAME_CHOICES, Bot, BotVersion, ImmutableVersionError, VersionStatus
 from web.bots.uploads import read_upload, upload_version
 from web.matches.models import Match, MatchStatus
 from web.pipeline import running
@@ -31,14 +32,14 @@ def stored_files() -> set[Path]:
 def test_a_new_bot_gets_version_1_stored_with_its_digest(user: User) -> None:
     before = stored_files()
     version = upload_version(
-        user, "lowball.py", GOOD_BOT, new_bot_name="lowball", game=Game.CONCOMBRE
+        user, "lowball.py", GOOD_BOT, new_bot_name="lowball", game=GameName.CONCOMBRE
     )
     assert (version.number, version.status, version.size) == (
         1,
         VersionStatus.QUEUED,
         len(GOOD_BOT),
     )
-    assert version.bot.name == "lowball" and version.bot.game == Game.CONCOMBRE
+    assert version.bot.name == "lowball" and version.bot.game == GameName.CONCOMBRE
     assert version.read_source().encode() == GOOD_BOT
     new_files = stored_files() - before
     assert len(new_files) == 1
@@ -203,6 +204,5 @@ def test_a_version_is_immutable() -> None:
 
 def test_the_sites_games_are_the_engines_registered_games() -> None:
     from cucumbers.games import game_choices
-    from web.bots.models import Game
 
-    assert Game.choices == game_choices()
+    assert game_choices() == GAME_CHOICES

@@ -9,10 +9,11 @@ import pytest
 from django.contrib.auth.models import User
 from django.utils import timezone
 
+from cucumbers.games import GameName
 from tests.web.factories import GOOD_BOT, StaffFactory, UserFactory
 from tests.web.test_abuse_limits import at_once
 from tests.web.tournaments.helpers import house_bot, open_tournament, playing_bot
-from web.bots.models import Bot, Game
+from web.bots.models import Bot
 from web.refusals import Problem
 from web.tournaments.entering import EntryError, enter, withdraw
 
@@ -64,10 +65,10 @@ def test_another_owners_bot_is_neither_entered_nor_told_of(user: User, other_use
 
 def test_a_bot_of_another_game_or_without_an_active_version_is_refused(user: User) -> None:
     tournament = open_tournament()
-    concombre = playing_bot(user, "concombre", GOOD_BOT, game=Game.CONCOMBRE)
+    concombre = playing_bot(user, "concombre", GOOD_BOT, game=GameName.CONCOMBRE)
     message = refused(Problem.GAME_MISMATCH, user, tournament.pk, concombre.pk)
     assert "Five Cucumbers tournament" in message
-    waiting = Bot.objects.create(owner=user, name="waiting", game=Game.FIVE_CUCUMBERS)
+    waiting = Bot.objects.create(owner=user, name="waiting", game=GameName.FIVE_CUCUMBERS)
     assert "no active version" in refused(Problem.NOT_PLAYING, user, tournament.pk, waiting.pk)
 
 

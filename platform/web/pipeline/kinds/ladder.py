@@ -21,7 +21,7 @@ from arena.matchmaking import Candidate, MatchmakingSettings, plan_tables
 from cucumbers.games import rules_for
 from cucumbers.match import GameOutcome
 from web.bots.house import HOUSE_USERNAME
-from web.bots.models import Bot, Game
+from web.bots.models import GAMES, Bot
 from web.matches.models import Match, MatchStatus, Participant
 
 from ..factory import create_deal_set, create_match
@@ -121,7 +121,7 @@ def top_up(target: int | None = None) -> dict[str, int]:
     (``LADDER_QUEUE_TARGET``); returns how many were queued per game."""
     target = settings.LADDER_QUEUE_TARGET if target is None else target
     queued = {}
-    for game in Game.values:
+    for game in GAMES:
         missing = target - queue_depth(game)
         queued[game] = len(queue_ladder_matches(game, missing)) if missing > 0 else 0
     return queued
