@@ -21,7 +21,7 @@ from tests.web.factories import UserFactory
 from web.accounts.models import ApiToken
 from web.bots.models import BotVersion, VersionStatus
 from web.bots.uploads import upload_version
-from web.pipeline.kinds import validation
+from web.pipeline import factory
 from web.pipeline.running import validate_version
 from web.sandbox import SandboxKind
 
@@ -54,7 +54,7 @@ def _settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, settings: object)
     settings.VALIDATION_GAMES = 2  # type: ignore[attr-defined]
     # No broker message: this test plays each validation itself, as a worker would, and in
     # a transactional test the message would be sent (and the match issued) at once.
-    monkeypatch.setattr(validation, "send_match_on_commit", lambda match_id: None)
+    monkeypatch.setattr(factory, "send_match_on_commit", lambda match_id: None)
 
 
 def upload_and_wait(args: list[str]) -> int:
