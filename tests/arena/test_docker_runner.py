@@ -110,10 +110,11 @@ def test_a_container_the_engine_cannot_start_is_an_error_fault_with_dockers_reas
 def test_an_engine_lost_mid_match_is_an_error_fault_of_the_sandbox_not_of_the_bots(
     staging: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The attach channel: every move goes through the engine, so its loss cuts them all.
     proxy = EngineProxy(tmp_path / "engine.sock")
     with monkeypatch.context() as patch:
         patch.setenv("DOCKER_HOST", proxy.docker_host)
-        runner = docker_runner(staging)
+        runner = docker_runner(staging, channel="attach")
         specs = [BotSpec.parse("builtin:lowest"), BotSpec.parse("builtin:random")]
         with runner:
             clients = runner.start(specs)
@@ -123,6 +124,30 @@ def test_an_engine_lost_mid_match_is_an_error_fault_of_the_sandbox_not_of_the_bo
     assert_every_seat_errs(outcome, "the Docker engine cannot be reached: ")
     # The real engine saw the attach connections close: the bots read the end of their
     # input, exit, and their containers go.
+    deadline = time.monotonic() + 10
+    while containers_of_match(runner.match_id) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert_nothing_left(runner)
+
+
+def test_on_the_socket_channel_moves_do_not_need_the_engine(
+    staging: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The kernel carries every move (and the kernel keeps the limits): a game whose engine
+    # went away after the start is played cleanly. What the runner cannot then do is remove
+    # the containers and see them gone: the bots, told to quit over their channel, exit and
+    # the engine removes them (AutoRemove); the runner says it could not see it.
+    proxy = EngineProxy(tmp_path / "engine.sock")
+    with monkeypatch.context() as patch:
+        patch.setenv("DOCKER_HOST", proxy.docker_host)
+        runner = docker_runner(staging, channel="socket")
+        specs = [BotSpec.parse("builtin:lowest"), BotSpec.parse("builtin:random")]
+        with runner:
+            clients = runner.start(specs)
+            proxy.cut()
+            outcome = play_game(FIVE_CUCUMBERS, clients, seed=1, limits=FAST)
+    assert outcome.faults == ()
+    assert len(runner.left_behind) == 2  # the engine did not answer at close
     deadline = time.monotonic() + 10
     while containers_of_match(runner.match_id) and time.monotonic() < deadline:
         time.sleep(0.1)
