@@ -315,8 +315,9 @@ def container_config(
         labels=seat.labels(),
         host_config=host,
     )
-    if attached:
-        config.update(StdinOnce=True, AttachStdin=True, AttachStdout=True, AttachStderr=True)
+    config.update(
+        StdinOnce=attached, AttachStdin=attached, AttachStdout=attached, AttachStderr=attached
+    )
     return dict(config)
 
 
