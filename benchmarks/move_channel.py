@@ -7,7 +7,13 @@
   stdin and stdout through dockerd and the shim), and ``--sandbox process``;
 - **the limit**: a raw pipe round trip between two Python processes, a line of a real
   view's size each way;
-- **start to ready** of a match's bots: Docker (each channel) and ``--sandbox process``.
+- **start to ready** of a match's bots: Docker (each channel) and ``--sandbox process``;
+- **CPU per move**, measured over whole games the same way, of every process involved:
+  the runner, the bots' hosts (their containers' cgroups, or the runner's children), the
+  containers' shims and the Docker daemons (``dockerd``, ``containerd``); for the raw pipe,
+  both processes. On a busy machine wall time mostly measures the wait for a core; the CPU
+  spent is the steadier figure (the daemons' share includes whatever else the engine does
+  meanwhile, so its best round is taken too).
 
 The variants are measured in turns, round after round, and the best round of each printed
 (the least disturbed by the rest of the machine): these machines are shared and noisy, and
@@ -23,10 +29,12 @@ import argparse
 import functools
 import os
 import platform
+import resource
 import subprocess
 import sys
 import time
 from collections.abc import Callable
+from contextlib import suppress
 
 from arena.sandbox.container import engine_runtimes
 from arena.sandbox.image import ensure_image
@@ -34,7 +42,7 @@ from arena.sandbox.runner import DockerRunner, register
 from arena.sandbox.settings import ATTACH_CHANNEL, SOCKET_CHANNEL, SandboxSettings
 from cucumbers.engine import GameState
 from cucumbers.games import FIVE_CUCUMBERS
-from cucumbers.match import play_match
+from cucumbers.match import game_seed, play_game, play_match, seating
 from cucumbers.protocol import MoveReply, MoveRequest, encode
 from cucumbers.runners import make_runner
 from cucumbers.runners.base import BotSpec, Limits, Runner
@@ -74,6 +82,96 @@ def match_time(variant: str, settings: dict[str, SandboxSettings], games: int) -
     return time.perf_counter() - started, moves
 
 
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+DAEMONS = ("dockerd", "containerd")
+CPUACCT = "/sys/fs/cgroup/cpuacct/docker"
+
+
+def process_cpu(pid: int) -> float:
+    """CPU seconds (user and system) of process ``pid`` so far; 0 if it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as file:
+            fields = file.read().rsplit(b")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+
+
+def processes_named(*names: str) -> list[tuple[int, bytes]]:
+    """(pid, command line) of the live processes whose name starts with one of ``names``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/comm") as comm, open(f"/proc/{entry}/cmdline", "rb") as cmd:
+                if comm.read().strip().startswith(names):
+                    found.append((int(entry), cmd.read()))
+        except OSError:
+            continue
+    return found
+
+
+def daemons_cpu() -> float:
+    return sum(process_cpu(pid) for pid, _ in processes_named(*DAEMONS))
+
+
+def containers_cpu(runner: Runner) -> float:
+    """CPU seconds of the runner's live containers (their cgroups) and of their shims."""
+    if not isinstance(runner, DockerRunner) or runner._engine is None:
+        return 0.0
+    match = f"org.cucumbers.match={runner.match_id}"
+    ids = [c["Id"] for c in runner._engine.api.containers(filters={"label": match})]
+    total = 0.0
+    for container in ids:
+        with suppress(OSError), open(f"{CPUACCT}/{container}/cpuacct.usage") as usage:
+            total += int(usage.read()) / 1e9
+    for pid, command in processes_named("containerd-shim"):
+        if any(container.encode() in command for container in ids):
+            total += process_cpu(pid)
+    return total
+
+
+def match_cpu(variant: str, settings: dict[str, SandboxSettings], games: int) -> tuple[float, int]:
+    """CPU seconds of every process involved in a whole match of ``games`` games, and its
+    moves."""
+    specs = [BotSpec.parse(bot) for bot in BOTS]
+    runner = runner_for(variant, settings)
+    own, daemons = time.process_time(), daemons_cpu()
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    clients = runner.start(specs)
+    moves = 0
+    for number in range(1, games + 1):
+        order = seating(2026, number, len(specs))
+        outcome = play_game(
+            FIVE_CUCUMBERS,
+            [clients[bot] for bot in order],
+            seed=game_seed(2026, number),
+            limits=runner.limits,
+            game_number=number,
+            bots=order,
+            keep_replay=False,
+        )
+        assert not outcome.faults, outcome.faults
+        moves += sum(outcome.moves)
+    hosts = containers_cpu(runner)
+    runner.close()
+    reaped = resource.getrusage(resource.RUSAGE_CHILDREN)
+    hosts += (reaped.ru_utime + reaped.ru_stime) - (children.ru_utime + children.ru_stime)
+    spent = time.process_time() - own + daemons_cpu() - daemons + hosts
+    return spent, moves
+
+
+def cpu_per_move(
+    variant: str, settings: dict[str, SandboxSettings], short: int, long: int
+) -> float:
+    if variant == "raw pipe":
+        return raw_pipe_cpu()
+    short_cpu, short_moves = match_cpu(variant, settings, short)
+    long_cpu, long_moves = match_cpu(variant, settings, long)
+    return (long_cpu - short_cpu) / (long_moves - short_moves)
+
+
 def per_move(variant: str, settings: dict[str, SandboxSettings], short: int, long: int) -> float:
     """Seconds per move, measured over whole games: (long match - short match) / moves."""
     short_time, short_moves = match_time(variant, settings, short)
@@ -94,7 +192,23 @@ def ready_of(settings: dict[str, SandboxSettings], bots: int, variant: str) -> f
     return start_to_ready(variant, settings, bots)
 
 
-def raw_pipe(requests: int) -> float:
+def raw_pipe_cpu(requests: int = 5000) -> float:
+    """CPU seconds of both processes per raw round trip (:func:`raw_pipe`): a long run
+    less a short one, so that the other process's start cancels out."""
+
+    def spent(count: int) -> float:
+        own = time.process_time()
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        raw_pipe(count, batch=count)
+        reaped = resource.getrusage(resource.RUSAGE_CHILDREN)
+        child = (reaped.ru_utime + reaped.ru_stime) - (children.ru_utime + children.ru_stime)
+        return time.process_time() - own + child
+
+    short = requests // 10
+    return (spent(requests) - spent(short)) / (requests - short)
+
+
+def raw_pipe(requests: int, batch: int = 100) -> float:
     """Seconds per round trip of a request line (a real view) and its answer, through a
     pipe each way between this process and another Python process."""
     state = GameState(FIVE_CUCUMBERS, len(BOTS), seed=2026)
@@ -115,7 +229,6 @@ def raw_pipe(requests: int) -> float:
 
     for _ in range(200):
         ask()
-    batch = 100
     best = float("inf")
     for _ in range(max(1, requests // batch)):
         started = time.perf_counter()
@@ -181,6 +294,20 @@ def main() -> None:
         print(f"  {variant:24} {1e6 * seconds:8.1f} µs {ratio:10.1f}x   {verdict}")
     attach, sock = moves["docker (attach)"], moves["docker (socket)"]
     print(f"  socket channel / attach stream: {sock / attach:4.2f}x")
+
+    cpu = best_of(
+        args.rounds,
+        ["raw pipe", *docker, "process"],
+        functools.partial(cpu_per_move, settings=settings, short=args.short, long=args.games),
+    )
+    print("\nCPU per move over whole games, every process involved (see the docstring)")
+    print(f"  {'transport':24} {'CPU a move':>11} {'/ raw pipe':>11}   target <= {TARGET:g}x")
+    for variant, seconds in cpu.items():
+        ratio = seconds / cpu["raw pipe"]
+        verdict = "" if variant == "raw pipe" else ("met" if ratio <= TARGET else "MISSED")
+        print(f"  {variant:24} {1e6 * seconds:8.1f} µs {ratio:10.1f}x   {verdict}")
+    ratio = cpu["docker (socket)"] / cpu["docker (attach)"]
+    print(f"  socket channel / attach stream: {ratio:4.2f}x")
 
     for bots in (1, 2):
         ready = best_of(
