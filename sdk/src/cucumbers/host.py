@@ -30,11 +30,10 @@ from __future__ import annotations
 import faulthandler
 import io
 import os
-import socket
 import sys
 from collections.abc import Callable, Sequence
 from contextlib import suppress
-from typing import BinaryIO, TypeVar
+from typing import TYPE_CHECKING, BinaryIO, TypeVar
 
 from .bot import Bot
 from .faults import FaultKind
@@ -54,6 +53,9 @@ from .protocol import (
     encode,
     move_reply,
 )
+
+if TYPE_CHECKING:
+    import socket
 
 #: Longest exception description sent back; the runner cuts it further.
 MAX_DETAIL_CHARS = 2000
@@ -141,6 +143,8 @@ class Channel:
 
 
 def _connect(path: str) -> socket.socket:
+    import socket  # only the Docker sandbox's socket channel needs it: no cost to the others
+
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         sock.connect(path)
