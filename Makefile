@@ -71,6 +71,7 @@ bench: sandbox services
 	$(BIN)/python benchmarks/ladder_fairness.py
 	$(BIN)/python benchmarks/process_runner.py
 	$(BIN)/python benchmarks/docker_sandbox.py
+	$(BIN)/python benchmarks/move_channel.py
 	$(BIN)/python benchmarks/pipeline.py
 	$(BIN)/python benchmarks/ladder_convergence.py --field house --runs 21
 	$(BIN)/python benchmarks/report_check.py

@@ -31,6 +31,7 @@ import hashlib
 import os
 import re
 import select
+import selectors
 import shutil
 import signal
 import socket
@@ -46,14 +47,21 @@ import docker
 from docker.errors import APIError, DockerException, NotFound
 from docker.types import ContainerConfig, HostConfig, LogConfig, Mount, Ulimit
 
-from cucumbers.host import OUTPUT_FENCE, OUTPUT_FENCE_VARIABLE
+from cucumbers.host import CHANNEL_OUTPUT, CHANNEL_PROTOCOL, OUTPUT_FENCE, OUTPUT_FENCE_VARIABLE
 from cucumbers.loader import BUILTIN_PREFIX
-from cucumbers.protocol import EndGame, RunnerMessage
-from cucumbers.runners.hostproc import HostChannel, describe_exit, remove_tree
+from cucumbers.protocol import EndGame, HostMessage, RunnerMessage
+from cucumbers.runners.drain import OutputDrain
+from cucumbers.runners.hostproc import (
+    ChannelClosed,
+    ChannelTimeout,
+    HostChannel,
+    describe_exit,
+    remove_tree,
+)
 from cucumbers.runners.output import OutputTail
 
 from . import labels
-from .settings import SandboxSettings
+from .settings import ATTACH_CHANNEL, AUTO_CHANNEL, SOCKET_CHANNEL, SandboxSettings
 
 #: What the attach socket carries: the container's stdin, stdout and stderr, from now on.
 ATTACH_PARAMS = {"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1}
@@ -65,6 +73,13 @@ EXIT_POLL_SECONDS = 0.01
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 #: Where the bot's directory appears inside the container.
 BOT_DIR = "/bot"
+#: Where the runner's sockets appear inside the container (``channel`` ``socket``).
+CHANNEL_DIR = "/run/cucumbers"
+#: A host connects to its channel within tens of milliseconds of its container's start;
+#: a container not connected by then is asked now and then whether it already died (it
+#: could not start Python, say), so that the wait ends then, not at the start-up limit.
+CONNECT_CHECK_AFTER = 0.5
+CONNECT_CHECK_EVERY = 0.1
 #: Seconds an API call to the engine may take before we give up on it.
 API_TIMEOUT = 15
 #: Longest wait at a game's end for the rest of its output (the host's fence, which follows
@@ -129,6 +144,35 @@ def runtime_problem(runtime: str, timeout: float) -> str | None:
     )
 
 
+#: Runtimes known to pass a bind-mounted Unix socket through: they run the bot's processes
+#: in the host's kernel. gVisor does only with ``--host-uds`` (:func:`channel_for`).
+SOCKET_RUNTIMES = frozenset({"runc", "crun"})
+#: gVisor's flags that let a sandbox connect to a host's Unix socket mounted into it.
+GVISOR_HOST_UDS = frozenset({"host-uds=open", "host-uds=all", "fsgofer-host-uds"})
+_channels: dict[tuple[str, str], str] = {}
+_channels_lock = threading.Lock()
+
+
+def channel_for(client: docker.DockerClient, settings: SandboxSettings) -> str:
+    """The channel the containers of ``settings`` use: the setting, unless ``auto``; then
+    ``socket`` under runc (and crun), and under gVisor's runsc when the engine registered it
+    with ``--host-uds=open`` (or ``all``; without it, runsc refuses a host socket's
+    ``connect`` with EPERM); else ``attach``. Asks the engine once per runtime and process.
+    Raises ``DockerException`` or ``OSError`` when the engine does not answer."""
+    if settings.channel != AUTO_CHANNEL:
+        return settings.channel
+    if settings.runtime in SOCKET_RUNTIMES:
+        return SOCKET_CHANNEL
+    key = (str(client.api.base_url), settings.runtime)
+    with _channels_lock:
+        if key not in _channels:
+            runtime = (client.info().get("Runtimes") or {}).get(settings.runtime) or {}
+            arguments = {str(a).lstrip("-") for a in runtime.get("runtimeArgs") or ()}
+            passes = settings.runtime == GVISOR_RUNTIME and bool(arguments & GVISOR_HOST_UDS)
+            _channels[key] = SOCKET_CHANNEL if passes else ATTACH_CHANNEL
+        return _channels[key]
+
+
 def remove_container(client: docker.DockerClient, name: str) -> bool:
     """Kill and remove the container ``name``; False if it was not there. Raises
     ``DockerException`` or ``OSError`` when the engine fails."""
@@ -153,6 +197,8 @@ class Seat:
     match_id: str
     index: int
     runner: labels.RunnerIdentity
+    #: How moves travel: ``socket`` or ``attach`` (resolved, never ``auto``).
+    channel: str = ATTACH_CHANNEL
 
     def labels(self) -> dict[str, str]:
         return {
@@ -194,13 +240,20 @@ GVISOR_HOST_PIDS = 1024
 
 
 def container_config(
-    seat: Seat, bot_dir: str | None, argument: str, api_version: str
+    seat: Seat,
+    bot_dir: str | None,
+    argument: str,
+    api_version: str,
+    channel_dir: str | None = None,
 ) -> dict[str, object]:
     """The Engine API's create body for one bot: the whole sandbox in its settings.
 
-    ``OpenStdin`` with ``StdinOnce`` is ``docker run -i``: the container's input closes when
-    its client's does. ``NetworkDisabled`` on the ``none`` network mode: an empty network
-    namespace of its own, without the network set-up hook (module docstring).
+    With ``channel_dir`` (the ``socket`` channel), that directory is mounted read-only at
+    :data:`CHANNEL_DIR` and the host told to connect there; nothing is attached and the
+    container has no input. Without it, ``OpenStdin`` with ``StdinOnce`` is ``docker run
+    -i``: the container's input closes when its client's does. ``NetworkDisabled`` on the
+    ``none`` network mode: an empty network namespace of its own, without the network
+    set-up hook (module docstring).
     """
     s = seat.settings
     if s.log_bytes:
@@ -210,6 +263,10 @@ def container_config(
     mounts = []
     if bot_dir is not None:
         mounts.append(Mount(BOT_DIR, bot_dir, type="bind", read_only=True))
+    command = [argument]
+    if channel_dir is not None:
+        mounts.append(Mount(CHANNEL_DIR, channel_dir, type="bind", read_only=True))
+        command = ["--channel", CHANNEL_DIR, argument]
     ulimits = [
         Ulimit(name="nofile", soft=s.open_files, hard=s.open_files),
         Ulimit(name="fsize", soft=s.file_bytes, hard=s.file_bytes),
@@ -247,18 +304,21 @@ def container_config(
     # seed and the safe path match the process runner's host.
     environment = {variable: str(s.threads) for variable in THREAD_VARIABLES}
     environment |= {"PYTHONHASHSEED": "0", "PYTHONSAFEPATH": "1", OUTPUT_FENCE_VARIABLE: "1"}
+    attached = channel_dir is None
     config = ContainerConfig(
         api_version,
         s.image,
-        [argument],
+        command,
         user=s.user,
-        stdin_open=True,
+        stdin_open=attached,
         environment=environment,
         network_disabled=True,
         labels=seat.labels(),
         host_config=host,
     )
-    config.update(StdinOnce=True, AttachStdin=True, AttachStdout=True, AttachStderr=True)
+    config.update(
+        StdinOnce=attached, AttachStdin=attached, AttachStdout=attached, AttachStderr=attached
+    )
     return dict(config)
 
 
@@ -274,11 +334,13 @@ def security_options(settings: SandboxSettings) -> list[str]:
     return options
 
 
-def create_container(seat: Seat, name: str, bot_dir: str | None, argument: str) -> None:
+def create_container(
+    seat: Seat, name: str, bot_dir: str | None, argument: str, channel_dir: str | None = None
+) -> None:
     """Create the bot's container ``name`` (not started). Raises :class:`SandboxRefused`
     with Docker's reason, or ``DockerException``/``OSError`` when the engine fails."""
     api = seat.client.api
-    config = container_config(seat, bot_dir, argument, api.api_version)
+    config = container_config(seat, bot_dir, argument, api.api_version, channel_dir)
     try:
         api.create_container_from_config(config, name)
     except APIError as error:  # a bad setting, a missing image, a name in use...
@@ -298,13 +360,13 @@ def private_directory(runner: labels.RunnerIdentity, staging_dir: str | None) ->
     return os.path.join(root, staging_prefix(runner) + PRIVATE_SUFFIX)
 
 
-def _private_tempdir(seat: Seat) -> str:
+def _private_tempdir(seat: Seat, prefix: str = "bot-") -> str:
     parent = private_directory(seat.runner, seat.settings.staging_dir)
     for _ in range(5):
         os.makedirs(parent, mode=0o700, exist_ok=True)
         os.chmod(parent, 0o700)  # makedirs' mode passes through the umask
         try:
-            return tempfile.mkdtemp(prefix="bot-", dir=parent)
+            return tempfile.mkdtemp(prefix=prefix, dir=parent)
         except FileNotFoundError:
             continue  # another host of this runner removed it, empty, just now
     raise OSError(f"cannot keep the staging directory {parent!r}")
@@ -341,13 +403,115 @@ def stage_bot(source: str, seat: Seat) -> tuple[str, str]:
     return directory, f"{BOT_DIR}/{name}"
 
 
-class ContainerHost(HostChannel):
-    """A bot host in a container of its own, its protocol on a socket attached to the
-    container's stdin, stdout and stderr through the Engine API (no client process).
+class FenceFilter:
+    """Where the bot's output goes on its way into the tail: the host's fences are taken
+    out and counted (:data:`~cucumbers.host.OUTPUT_FENCE`). Called under the client's lock,
+    whose condition :attr:`changed` it notifies at each fence."""
 
-    Creating and attaching happen here; the start runs in a thread, so that the containers
-    of a match start together. Raises :class:`SandboxRefused` when the engine refuses the
-    container, ``OSError`` (e.g. an unreadable bot file) or ``DockerException``.
+    def __init__(self, tail: OutputTail, changed: threading.Condition) -> None:
+        self._tail = tail
+        self._changed = changed
+        self._held = b""  # the end of the last write, if it may begin a fence
+        self.fences = 0
+
+    def write_bytes(self, payload: bytes) -> None:
+        data = self._held + payload
+        while (at := data.find(OUTPUT_FENCE)) >= 0:
+            self._tail.write_bytes(data[:at])
+            self.fences += 1
+            self._changed.notify_all()
+            data = data[at + len(OUTPUT_FENCE) :]
+        keep = next(
+            (
+                k
+                for k in range(min(len(OUTPUT_FENCE) - 1, len(data)), 0, -1)
+                if data.endswith(OUTPUT_FENCE[:k])
+            ),
+            0,
+        )
+        self._held = data[len(data) - keep :] if keep else b""
+        self._tail.write_bytes(data[: len(data) - keep])
+
+
+class ChannelListener:
+    """The runner's end of a ``socket`` channel before the host connects: a private
+    directory (in the runner's ``0700`` one, as the staged bot files) holding two listening
+    Unix sockets, ``protocol`` and ``output``, that the host's container gets mounted
+    read-only at :data:`CHANNEL_DIR`. Each socket takes one connection, then is closed and
+    removed: nobody connects after the host."""
+
+    def __init__(self, seat: Seat) -> None:
+        self.directory = _private_tempdir(seat, prefix="channel-")
+        self._listeners: dict[str, socket.socket] = {}
+        try:
+            if "," in self.directory:  # --mount's fields are comma-separated
+                raise OSError(f"the staging directory {self.directory!r} holds a comma")
+            # A Unix socket's path is at most 108 bytes; the directory's may be longer.
+            # Bound through a descriptor of the directory, the path stays short.
+            folder = os.open(self.directory, os.O_RDONLY | os.O_DIRECTORY)
+            try:
+                for name in (CHANNEL_PROTOCOL, CHANNEL_OUTPUT):
+                    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                    self._listeners[name] = listener
+                    path = f"/proc/self/fd/{folder}/{name}"
+                    listener.bind(path)
+                    listener.listen(1)
+                    listener.setblocking(False)
+                    # connect() needs write permission on the socket: the container's user
+                    # has it; no other account of this host reaches the private directory.
+                    os.chmod(path, 0o666)
+            finally:
+                os.close(folder)
+            os.chmod(self.directory, 0o555)  # nothing can be created in it
+        except BaseException:
+            self.close()
+            raise
+
+    def fileno(self, name: str) -> int:
+        return self._listeners[name].fileno()
+
+    def accept(self, name: str) -> socket.socket | None:
+        """The host's connection to socket ``name`` if it came (then the socket is closed
+        and removed: nobody else connects), else None."""
+        listener = self._listeners.get(name)
+        if listener is None:
+            return None
+        try:
+            connection, _ = listener.accept()
+        except (BlockingIOError, InterruptedError):
+            return None
+        del self._listeners[name]
+        listener.close()
+        with suppress(OSError):
+            os.chmod(self.directory, 0o755)
+            os.unlink(os.path.join(self.directory, name))
+            os.chmod(self.directory, 0o555)
+        return connection
+
+    def close(self) -> None:
+        """Close the sockets not connected yet and remove the directory. Never raises."""
+        for listener in self._listeners.values():
+            with suppress(OSError):
+                listener.close()
+        self._listeners.clear()
+        remove_tree(self.directory)
+        _remove_private_if_empty(self.directory)
+
+
+class ContainerHost(HostChannel):
+    """A bot host in a container of its own. The protocol travels over the seat's channel:
+
+    - ``socket``: two Unix sockets of the runner's, in a directory mounted read-only into
+      the container (:class:`ChannelListener`); the host connects to them as it starts,
+      the protocol on one and the bot's output on the other, so every move goes through
+      the kernel alone. Docker creates, limits and removes the container, and is asked for
+      its exit status; it carries no message.
+    - ``attach``: a socket attached to the container's stdin, stdout and stderr through the
+      Engine API (no client process): every move goes through dockerd and the shim.
+
+    Creating (and attaching) happen here; the start runs in a thread, so that the
+    containers of a match start together. Raises :class:`SandboxRefused` when the engine
+    refuses the container, ``OSError`` (e.g. an unreadable bot file) or ``DockerException``.
     """
 
     def __init__(self, source: str, seat: Seat, tail: OutputTail, lock: threading.Lock) -> None:
@@ -357,24 +521,35 @@ class ContainerHost(HostChannel):
         self._created = time.time()
         self._tail = tail
         self._lock = lock
+        self._changed = threading.Condition(lock)
+        self._fenced = FenceFilter(tail, self._changed)
         self._frames = bytearray()
-        self._held = b""  # the end of the last stderr frame, if it may begin a fence
-        self._games_ended = self._fences_seen = 0
+        self._games_ended = 0
         self._status: str | None = None
         self._refused: str | None = None
         self._bot_dir: str | None = None
         self._attached: Any = None
+        self._listener: ChannelListener | None = None
+        self._connections: list[socket.socket] = []
+        self._drain: OutputDrain | None = None
         self._wake_read = self._wake_write = -1
         self._wake_lock = threading.Lock()  # the start thread never writes to a closed pipe
         argument = source
         try:
             if not source.startswith(BUILTIN_PREFIX):
                 self._bot_dir, argument = stage_bot(source, seat)
-            create_container(seat, self.name, self._bot_dir, argument)
-            self._attached = seat.client.api.attach_socket(self.name, params=ATTACH_PARAMS)
-            self._socket: socket.socket = getattr(self._attached, "_sock", self._attached)
             self._wake_read, self._wake_write = os.pipe()
-            self._open_channel(self._socket.fileno(), self._socket.fileno(), self._wake_read)
+            if seat.channel == SOCKET_CHANNEL:
+                self._listener = ChannelListener(seat)
+                create_container(seat, self.name, self._bot_dir, argument, self._listener.directory)
+                protocol = self._listener.fileno(CHANNEL_PROTOCOL)
+                # Until the host connects, waits watch the listening socket.
+                self._open_channel(protocol, protocol, self._wake_read)
+            else:
+                create_container(seat, self.name, self._bot_dir, argument)
+                self._attached = seat.client.api.attach_socket(self.name, params=ATTACH_PARAMS)
+                self._socket: socket.socket = getattr(self._attached, "_sock", self._attached)
+                self._open_channel(self._socket.fileno(), self._socket.fileno(), self._wake_read)
         except BaseException:
             self._closed = True
             self._discard()
@@ -408,11 +583,73 @@ class ContainerHost(HostChannel):
         self._starting.join(timeout=API_TIMEOUT)
         return self._refused
 
-    # -- what the socket carries -----------------------------------------------------------
+    # -- the socket channel: the host connects -----------------------------------------------
+
+    @property
+    def _connecting(self) -> bool:
+        return self._listener is not None
+
+    def next_message(self, deadline: float) -> HostMessage:
+        if self._connecting and not self._closed:
+            self._await_connection(deadline)
+        return super().next_message(deadline)
+
+    def _await_connection(self, deadline: float) -> None:
+        """Accept the host's two connections (protocol, then output), waiting until
+        ``deadline``. Raises :class:`ChannelTimeout`, or :class:`ChannelClosed` when the
+        container could not start or ended first."""
+        listener = self._listener
+        assert listener is not None
+        protocol = output = None
+        while True:
+            if protocol is None:
+                protocol = listener.accept(CHANNEL_PROTOCOL)
+            if protocol is not None and output is None:
+                output = listener.accept(CHANNEL_OUTPUT)
+            if protocol is not None and output is not None:
+                break
+            now = time.monotonic()
+            if self._refused is not None:
+                raise ChannelClosed
+            if now - self.started >= CONNECT_CHECK_AFTER and self._exit_code() is not None:
+                self._eof = True  # it ended without connecting: its exit status says why
+                raise ChannelClosed
+            if now >= deadline:
+                raise ChannelTimeout
+            waiting = listener.fileno(CHANNEL_OUTPUT if protocol else CHANNEL_PROTOCOL)
+            wait = deadline - now
+            if now - self.started >= CONNECT_CHECK_AFTER:
+                wait = min(wait, CONNECT_CHECK_EVERY)
+            select.select([waiting, self._wake_read], [], [], wait)
+        self._connections = [protocol, output]
+        self._selector.unregister(self._out_fd)
+        protocol.setblocking(False)
+        self._in_fd = self._out_fd = protocol.fileno()
+        self._selector.register(self._out_fd, selectors.EVENT_READ)
+        self._watching_writes = False
+        self._listener = None
+        listener.close()
+        self._drain = OutputDrain(output.fileno(), self._fenced, self._lock)
+        self._flush()
+
+    def _flush(self) -> None:
+        if not self._connecting:
+            super()._flush()
+        elif not self._input_open:
+            self._outgoing.clear()  # quit before the host connected: it is removed anyway
+
+    def _read(self) -> None:
+        if not self._connecting:
+            super()._read()
+
+    # -- what the channel carries ---------------------------------------------------------------
 
     def _received(self, data: bytes) -> None:
-        # The stream is multiplexed (no TTY): frames of an 8-byte header (stream number,
-        # three zero bytes, big-endian payload size) and the payload.
+        if self._attached is None:  # the socket channel: protocol only
+            self._incoming += data
+            return
+        # The attach stream is multiplexed (no TTY): frames of an 8-byte header (stream
+        # number, three zero bytes, big-endian payload size) and the payload.
         frames = self._frames
         frames += data
         while len(frames) >= FRAME_HEADER:
@@ -424,29 +661,8 @@ class ContainerHost(HostChannel):
             if stream == STDOUT:
                 self._incoming += payload
             elif stream == STDERR:
-                self._output(payload)
-
-    def _output(self, payload: bytes) -> None:
-        """The bot's output into the tail, without the host's fences (counted)."""
-        data = self._held + payload
-        while (at := data.find(OUTPUT_FENCE)) >= 0:
-            self._write_tail(data[:at])
-            self._fences_seen += 1
-            data = data[at + len(OUTPUT_FENCE) :]
-        keep = next(
-            (
-                k
-                for k in range(min(len(OUTPUT_FENCE) - 1, len(data)), 0, -1)
-                if data.endswith(OUTPUT_FENCE[:k])
-            ),
-            0,
-        )
-        self._held = data[len(data) - keep :] if keep else b""
-        self._write_tail(data[: len(data) - keep])
-
-    def _write_tail(self, data: bytes) -> None:
-        with self._lock:
-            self._tail.write_bytes(data)
+                with self._lock:
+                    self._fenced.write_bytes(payload)
 
     def send(self, message: RunnerMessage) -> None:
         if isinstance(message, EndGame):
@@ -455,15 +671,27 @@ class ContainerHost(HostChannel):
 
     def drain_output(self) -> None:
         """Take what the bot printed until now; at a game's end, until the host's fence
-        says its output is complete: the attach stream carries the bot's output (stderr)
-        and the host's answers (stdout) in no guaranteed order, so the end of a game's
-        output can arrive after its last answer (bounded by :data:`OUTPUT_FENCE_SECONDS`)."""
-        if self._closed:
+        says its output is complete (bounded by :data:`OUTPUT_FENCE_SECONDS`). The attach
+        stream carries the bot's output (stderr) and the host's answers (stdout) in no
+        guaranteed order, so the end of a game's output can arrive after its last answer;
+        on the socket channel the output has a socket of its own, and the game's
+        ``end_game`` hook may still be printing."""
+        if self._closed or self._connecting:
+            return
+        deadline = time.monotonic() + OUTPUT_FENCE_SECONDS
+        if self._drain is not None:
+            self._drain.drain()
+            with self._changed:
+                while (
+                    self._fenced.fences < self._games_ended
+                    and not self._drain.done
+                    and (left := deadline - time.monotonic()) > 0
+                ):
+                    self._changed.wait(min(left, 0.05))
             return
         self._read()
-        deadline = time.monotonic() + OUTPUT_FENCE_SECONDS
         while (
-            self._fences_seen < self._games_ended
+            self._fenced.fences < self._games_ended
             and not self._eof
             and not self.broken
             and (left := deadline - time.monotonic()) > 0
@@ -472,13 +700,16 @@ class ContainerHost(HostChannel):
             self._read()
 
     def _end_input(self) -> None:
-        # The engine closes the container's stdin (StdinOnce): the end of input for the host.
-        self._socket.shutdown(socket.SHUT_WR)
+        if self._attached is not None:
+            # The engine closes the container's stdin (StdinOnce): the end of input for it.
+            self._socket.shutdown(socket.SHUT_WR)
+        elif self._connections:
+            self._connections[0].shutdown(socket.SHUT_WR)  # the host reads the end of input
 
     # -- the end -------------------------------------------------------------------------
 
     def exit_status(self) -> str | None:
-        """How the host ended, once its streams ended and the engine logged its ``die``."""
+        """How the host ended, once its channel ended and the engine logged its ``die``."""
         if self._status is not None or self._refused is not None:
             return self._status
         if not self._eof and not self._closed:
@@ -509,8 +740,8 @@ class ContainerHost(HostChannel):
         return status
 
     def _wait_readable(self, seconds: float) -> None:
-        if self._eof or self._closed or self._refused is not None:
-            time.sleep(seconds)  # the streams ended: the engine's event is the news awaited
+        if self._eof or self._closed or self._refused is not None or self._connecting:
+            time.sleep(seconds)  # the channel ended: the engine's event is the news awaited
         else:
             select.select([self._out_fd], [], [], seconds)
 
@@ -531,12 +762,14 @@ class ContainerHost(HostChannel):
 
     def close(self, grace: float) -> None:
         """Give the host ``grace`` seconds to end (after ``quit``), then remove its
-        container by force, close the socket and remove the staged file. Never raises."""
+        container by force, close the channel and remove the staged file. Never raises."""
         if self._closed:
             return
         with suppress(Exception):
             deadline = time.monotonic() + grace
-            while not self._eof and (left := deadline - time.monotonic()) > 0:
+            while (
+                not self._eof and not self._connecting and (left := deadline - time.monotonic()) > 0
+            ):
                 self._wait_readable(min(left, EXIT_POLL_SECONDS))
                 self._read()
         self._closed = True
@@ -548,12 +781,25 @@ class ContainerHost(HostChannel):
         """Remove the container (if any), close what we hold, remove the staged file."""
         with suppress(DockerException, OSError):
             remove_container(self.seat.client, self.name)
+        drained = True
+        if self._drain is not None:
+            with suppress(Exception):
+                drained = self._drain.stop(timeout=1)
         for closing in (getattr(self, "_selector", None), self._attached):
             with suppress(Exception):
                 if closing is not None:
                     closing.close()
         with suppress(Exception):
-            self._socket.close()
+            if self._attached is not None:
+                self._socket.close()
+        for index, connection in enumerate(self._connections):
+            if index == 1 and not drained:
+                continue  # never close a descriptor a live thread may still read
+            with suppress(Exception):
+                connection.close()
+        if self._listener is not None:
+            self._listener.close()
+            self._listener = None
         with self._wake_lock:
             for fd in (self._wake_read, self._wake_write):
                 if fd >= 0:

@@ -41,7 +41,14 @@ from cucumbers.runners.hostproc import HostChannel
 from cucumbers.runners.process import ProcessClient, start_all
 
 from . import labels
-from .container import ContainerHost, SandboxRefused, Seat, engine_client, remove_container
+from .container import (
+    ContainerHost,
+    SandboxRefused,
+    Seat,
+    channel_for,
+    engine_client,
+    remove_container,
+)
 from .settings import SandboxSettings
 
 #: How an ``error`` fault says that the engine refused a bot's container.
@@ -129,6 +136,7 @@ class DockerRunner(Runner):
         self.settings = settings or SandboxSettings.from_env()
         self.match_id = match_id or labels.new_match_id()
         self._engine: docker.DockerClient | None = None
+        self._channel = self.settings.channel
         self._seats = 0
         self._created: list[str] = []
         #: Containers of this match whose removal :meth:`close` could not see: still listed
@@ -142,6 +150,7 @@ class DockerRunner(Runner):
             if self._engine is None:
                 self._engine = engine_client()
             self._engine.api.inspect_image(self.settings.image)
+            self._channel = channel_for(self._engine, self.settings)
         except ImageNotFound:
             return (
                 f"the sandbox image {self.settings.image} is missing"
@@ -158,7 +167,9 @@ class DockerRunner(Runner):
         def launch(spec: BotSpec) -> DockerClient:
             seat = None
             if self._engine is not None:
-                seat = Seat(self._engine, self.settings, self.match_id, self._seats, runner)
+                seat = Seat(
+                    self._engine, self.settings, self.match_id, self._seats, runner, self._channel
+                )
             self._seats += 1
             return DockerClient(spec, self.limits, seat, unavailable, self._created)
 

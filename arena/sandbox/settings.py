@@ -37,6 +37,16 @@ DEFAULT_RUNTIME = "runc"
 #: ``seccomp`` values: the sandbox's own profile, or the engine's default one.
 ARENA_SECCOMP = "arena"
 ENGINE_SECCOMP = "engine"
+#: ``channel`` values: how the runner and a bot's host talk. ``socket``: over Unix sockets
+#: in a directory bind-mounted into the container (the kernel carries every move);
+#: ``attach``: over the container's stdin, stdout and stderr, attached through the engine
+#: (every move through dockerd and the container's shim); ``auto``: ``socket`` wherever the
+#: runtime passes a host's Unix socket into the container (:func:`arena.sandbox.container.
+#: channel_for`), else ``attach``.
+SOCKET_CHANNEL = "socket"
+ATTACH_CHANNEL = "attach"
+AUTO_CHANNEL = "auto"
+CHANNELS = (AUTO_CHANNEL, SOCKET_CHANNEL, ATTACH_CHANNEL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +70,7 @@ class SandboxSettings:
         file_bytes: largest file a bot may write (``CUCUMBERS_SANDBOX_FILE_SIZE``, default
             16 MiB).
         log_bytes: container log kept by Docker; 0 keeps none (``--log-driver none``), as
-            the bot's output already comes back through the attached stderr
+            the bot's output already comes back through the runner's channel
             (``CUCUMBERS_SANDBOX_LOG_SIZE``, default 0).
         user: ``UID[:GID]`` inside the container, never root (``CUCUMBERS_SANDBOX_USER``,
             default ``65534:65534``, nobody).
@@ -78,6 +88,10 @@ class SandboxSettings:
             ``arena`` (the default), the sandbox's own profile
             (:mod:`arena.sandbox.seccomp`, also in ``deploy/sandbox/seccomp.json``);
             ``engine``, the Docker engine's default profile; or the path of a JSON profile.
+        channel: how moves travel between the runner and the bot's host
+            (``CUCUMBERS_SANDBOX_CHANNEL``): ``auto`` (the default: ``socket`` where the
+            runtime can pass it, else ``attach``), ``socket`` or ``attach`` (see
+            :data:`SOCKET_CHANNEL`).
     """
 
     image: str = field(default_factory=image_tag)
@@ -94,6 +108,7 @@ class SandboxSettings:
     staging_dir: str | None = None
     runtime: str = DEFAULT_RUNTIME
     seccomp: str = ARENA_SECCOMP
+    channel: str = AUTO_CHANNEL
 
     def __post_init__(self) -> None:
         if self.network != NETWORK:
@@ -125,6 +140,11 @@ class SandboxSettings:
             raise SettingsError(
                 f"seccomp must be {ARENA_SECCOMP!r}, {ENGINE_SECCOMP!r} or the path of a JSON"
                 f" profile, not {self.seccomp!r} (no such file)"
+            )
+
+        if self.channel not in CHANNELS:
+            raise SettingsError(
+                f"channel must be one of {', '.join(CHANNELS)}, not {self.channel!r}"
             )
 
     def seccomp_profile(self) -> str | None:
@@ -173,6 +193,7 @@ class SandboxSettings:
             staging_dir=env_str(env, "STAGING_DIR", "") or None,
             runtime=env_str(env, "RUNTIME", defaults.runtime),
             seccomp=env_str(env, "SECCOMP", defaults.seccomp),
+            channel=env_str(env, "CHANNEL", defaults.channel),
         )
 
 

@@ -3,6 +3,7 @@ ends, containers go away in every case, bots start in parallel and live for the 
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import stat
@@ -32,6 +33,7 @@ from tests.arena.sandboxkit import (
     output_of,
     play,
     play_hostile,
+    report,
 )
 from tests.relay import EngineProxy
 
@@ -110,10 +112,11 @@ def test_a_container_the_engine_cannot_start_is_an_error_fault_with_dockers_reas
 def test_an_engine_lost_mid_match_is_an_error_fault_of_the_sandbox_not_of_the_bots(
     staging: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The attach channel: every move goes through the engine, so its loss cuts them all.
     proxy = EngineProxy(tmp_path / "engine.sock")
     with monkeypatch.context() as patch:
         patch.setenv("DOCKER_HOST", proxy.docker_host)
-        runner = docker_runner(staging)
+        runner = docker_runner(staging, channel="attach")
         specs = [BotSpec.parse("builtin:lowest"), BotSpec.parse("builtin:random")]
         with runner:
             clients = runner.start(specs)
@@ -127,6 +130,72 @@ def test_an_engine_lost_mid_match_is_an_error_fault_of_the_sandbox_not_of_the_bo
     while containers_of_match(runner.match_id) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert_nothing_left(runner)
+
+
+def test_on_the_socket_channel_moves_do_not_need_the_engine(
+    staging: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The kernel carries every move (and the kernel keeps the limits): a game whose engine
+    # went away after the start is played cleanly. What the runner cannot then do is remove
+    # the containers and see them gone: the bots, told to quit over their channel, exit and
+    # the engine removes them (AutoRemove); the runner says it could not see it.
+    proxy = EngineProxy(tmp_path / "engine.sock")
+    with monkeypatch.context() as patch:
+        patch.setenv("DOCKER_HOST", proxy.docker_host)
+        runner = docker_runner(staging, channel="socket")
+        specs = [BotSpec.parse("builtin:lowest"), BotSpec.parse("builtin:random")]
+        with runner:
+            clients = runner.start(specs)
+            proxy.cut()
+            outcome = play_game(FIVE_CUCUMBERS, clients, seed=1, limits=FAST)
+    assert outcome.faults == ()
+    assert len(runner.left_behind) == 2  # the engine did not answer at close
+    deadline = time.monotonic() + 10
+    while containers_of_match(runner.match_id) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert_nothing_left(runner)
+
+
+def test_a_channel_is_two_sockets_in_a_private_directory(staging: Path) -> None:
+    seat = container.Seat(
+        None,  # type: ignore[arg-type]  (no engine needed to listen)
+        SandboxSettings(staging_dir=str(staging)),
+        "m1",
+        0,
+        labels.RunnerIdentity.current(),
+        "socket",
+    )
+    listener = container.ChannelListener(seat)
+    try:
+        channel = Path(listener.directory)
+        # The runner's own directory keeps every other account of this host out; the
+        # channel's is read-only (and mounted read-only): nothing can be created there.
+        assert stat.S_IMODE(channel.parent.stat().st_mode) == 0o700
+        assert stat.S_IMODE(channel.stat().st_mode) == 0o555
+        assert sorted(p.name for p in channel.iterdir()) == ["output", "protocol"]
+        assert all(stat.S_ISSOCK(p.stat().st_mode) for p in channel.iterdir())
+    finally:
+        listener.close()
+    assert list(staging.iterdir()) == []
+
+
+def test_the_socket_channel_is_closed_once_the_host_connected(staging: Path) -> None:
+    prober = str(Path(__file__).parent / "channel_bots" / "channel_prober.py")
+    runner = docker_runner(staging, channel="socket")
+    specs = [BotSpec.parse(prober), BotSpec.parse(OPPONENT)]
+    with runner:
+        clients = runner.start(specs)
+        (private,) = staging.iterdir()
+        # Each channel's sockets, then its directory, are gone once its host connected.
+        assert [p.name for p in private.iterdir() if p.name.startswith("channel-")] == []
+        outcome = play_game(FIVE_CUCUMBERS, clients, seed=1, limits=FAST)
+    assert_nothing_left(runner)
+    assert_only_fault(outcome, None)
+    seen = json.loads(report(outcome, "CHANNEL"))
+    # Nothing to list, nobody to connect to, nothing to create: the directory is gone
+    # (ENOENT) and was a read-only mount besides (EROFS).
+    assert seen.pop("create") in ("ENOENT", "EROFS")
+    assert seen == {"listing": [], "protocol": "ENOENT", "output": "ENOENT"}
 
 
 def test_a_bot_file_that_cannot_be_read_is_an_error_fault(tmp_path: Path, staging: Path) -> None:

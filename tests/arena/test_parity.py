@@ -39,8 +39,10 @@ def test_a_misbehaving_bot_faults_in_docker_as_in_a_process(name: str, staging: 
 
 
 def test_a_closed_protocol_channel_is_a_timeout_in_docker(staging: Path) -> None:
-    # Docker keeps a container's stdout stream open until the container ends, so a bot that
-    # closes its protocol pipe and lives on is seen as silent: a timeout, still its own fault.
+    # A bot that closes its protocol descriptor and lives on is seen as silent: a timeout,
+    # still its own fault. On the attach stream, Docker keeps a container's stdout open
+    # until the container ends; on the socket channel, the host holds the socket twice
+    # (reading and writing), and one closed descriptor leaves it open.
     runner = docker_runner(staging)
     specs = [BotSpec.parse(str(SDK_BOTS / "closes_protocol.py")), BotSpec.parse(OPPONENT)]
     (outcome,) = play_match(FIVE_CUCUMBERS, specs, runner, seed=3, game_numbers=[1])

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from arena.sandbox import labels
-from arena.sandbox.container import Seat, container_config
+from arena.sandbox.container import Seat, channel_for, container_config
 from arena.sandbox.errors import SettingsError
 from arena.sandbox.image import image_tag
 from arena.sandbox.seccomp import profile, profile_file_text, profile_json
@@ -115,7 +115,9 @@ def test_blank_variables_keep_the_defaults() -> None:
 API_VERSION = "1.41"
 
 
-def config(settings: SandboxSettings, bot_dir: str | None = "/stage/x") -> dict[str, Any]:
+def config(
+    settings: SandboxSettings, bot_dir: str | None = "/stage/x", channel_dir: str | None = None
+) -> dict[str, Any]:
     seat = Seat(
         client=None,  # not used to build the configuration
         settings=settings,
@@ -123,7 +125,7 @@ def config(settings: SandboxSettings, bot_dir: str | None = "/stage/x") -> dict[
         index=2,
         runner=labels.RunnerIdentity(pid=42, start=7, host="worker-1"),
     )
-    return container_config(seat, bot_dir, "/bot/mine.py", API_VERSION)
+    return container_config(seat, bot_dir, "/bot/mine.py", API_VERSION, channel_dir)
 
 
 def test_the_configuration_holds_every_isolation_option() -> None:
@@ -245,6 +247,40 @@ def test_the_container_gets_only_harmless_variables(monkeypatch: pytest.MonkeyPa
 def test_a_log_size_keeps_a_bounded_json_log_instead() -> None:
     log = config(SandboxSettings(log_bytes=65536))["HostConfig"]["LogConfig"]
     assert log == {"Type": "json-file", "Config": {"max-size": "65536", "max-file": "1"}}
+
+
+def test_the_socket_channel_is_a_read_only_mount_and_nothing_is_attached() -> None:
+    attached = config(SandboxSettings())
+    created = config(SandboxSettings(), channel_dir="/stage/channel-1")
+    assert created["Cmd"] == ["--channel", "/run/cucumbers", "/bot/mine.py"]
+    assert created["HostConfig"]["Mounts"] == [
+        {"Target": "/bot", "Source": "/stage/x", "Type": "bind", "ReadOnly": True},
+        {
+            "Target": "/run/cucumbers",
+            "Source": "/stage/channel-1",
+            "Type": "bind",
+            "ReadOnly": True,
+        },
+    ]
+    assert not created["OpenStdin"] and not created.get("StdinOnce")
+    assert not any(created.get(f"Attach{stream}") for stream in ("Stdin", "Stdout", "Stderr"))
+    # Everything else is the attach channel's configuration, isolation and environment alike.
+    for key in ("Cmd", "OpenStdin", "StdinOnce", "AttachStdin", "AttachStdout", "AttachStderr"):
+        attached.pop(key, None)
+        created.pop(key, None)
+    attached["HostConfig"].pop("Mounts")
+    created["HostConfig"].pop("Mounts")
+    assert created == attached
+
+
+def test_auto_is_the_socket_under_runc_and_what_the_engine_registered_for_gvisor() -> None:
+    assert channel_for(None, SandboxSettings(channel="attach")) == "attach"  # type: ignore[arg-type]
+    assert channel_for(None, SandboxSettings(channel="socket", runtime="runsc")) == "socket"  # type: ignore[arg-type]
+    # runc passes a bind-mounted socket: no need to ask the engine.
+    assert channel_for(None, SandboxSettings()) == "socket"  # type: ignore[arg-type]
+    with pytest.raises(SettingsError, match="channel must be one of auto, socket, attach"):
+        SandboxSettings(channel="pipe")
+    assert SandboxSettings.from_env({"CUCUMBERS_SANDBOX_CHANNEL": "attach"}).channel == "attach"
 
 
 def test_a_builtin_bot_gets_no_mount() -> None:

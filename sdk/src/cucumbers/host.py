@@ -14,6 +14,12 @@ game: a runner whose protocol and output travel apart (the Docker sandbox's atta
 carries stdout and stderr in no guaranteed order) waits for it to tell where a game's output
 ends, and removes it.
 
+``python -m cucumbers.host --channel DIR BOT_FILE`` speaks the protocol on a Unix socket
+instead: it connects to ``DIR/protocol`` for the protocol and to ``DIR/output`` for the bot's
+output (its fds 1 and 2 then point there), both listened on by the runner, before any bot
+code runs. The Docker sandbox passes such a directory into the bot's container, so that
+moves travel through the kernel alone rather than through Docker's attach stream.
+
 A bot's exception (``SystemExit`` included) becomes a ``fault`` message for the move it
 concerns, never the end of the host. The host exits on ``quit``, at the end of its input,
 after a ``load_error``, and on a malformed message from the runner (status 2).
@@ -27,7 +33,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from contextlib import suppress
-from typing import BinaryIO, TypeVar
+from typing import TYPE_CHECKING, BinaryIO, TypeVar
 
 from .bot import Bot
 from .faults import FaultKind
@@ -48,12 +54,18 @@ from .protocol import (
     move_reply,
 )
 
+if TYPE_CHECKING:
+    import socket
+
 #: Longest exception description sent back; the runner cuts it further.
 MAX_DETAIL_CHARS = 2000
 
 T = TypeVar("T")
 
-USAGE = "usage: python -m cucumbers.host BOT_FILE  (or builtin:NAME)"
+USAGE = "usage: python -m cucumbers.host [--channel DIR] BOT_FILE  (or builtin:NAME)"
+#: The runner's sockets in a ``--channel`` directory: the protocol, and the bot's output.
+CHANNEL_PROTOCOL = "protocol"
+CHANNEL_OUTPUT = "output"
 #: Where a game's output ends, on stderr (see the module's docstring).
 OUTPUT_FENCE = b"\x00cucumbers:end-of-game-output\x00"
 #: The environment variable that asks for :data:`OUTPUT_FENCE`.
@@ -76,9 +88,32 @@ class Channel:
         # subprocess of the bot may ever hold the protocol.
         os.set_inheritable(protocol_in, False)
         os.set_inheritable(protocol_out, False)
+        cls._redirect_stdio(2)
+        return cls(os.fdopen(protocol_in, "rb"), protocol_out)
+
+    @classmethod
+    def connect(cls, directory: str) -> Channel:
+        """Connect to the runner's sockets in ``directory`` (the protocol first, then the
+        output), and point fds 1 and 2 at the output socket, fd 0 at ``/dev/null``."""
+        protocol = _connect(os.path.join(directory, CHANNEL_PROTOCOL))
+        output = _connect(os.path.join(directory, CHANNEL_OUTPUT))
+        # The protocol's descriptors are close-on-exec (socket() makes them so, PEP 446):
+        # no subprocess of the bot holds them. The output is fds 1 and 2, inherited.
+        protocol_in = protocol.detach()
+        protocol_out = os.dup(protocol_in)
+        output_fd = output.detach()
+        cls._redirect_stdio(output_fd)
+        os.close(output_fd)
+        return cls(os.fdopen(protocol_in, "rb"), protocol_out)
+
+    @staticmethod
+    def _redirect_stdio(output_fd: int) -> None:
+        """fd 0 from ``/dev/null``; fds 1 and 2 to ``output_fd`` (the bot's output)."""
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
         os.close(null)
+        if output_fd != 2:
+            os.dup2(output_fd, 2)
         os.dup2(2, 1)
         # Unbuffered text streams, as under ``python -u``: a bot's last words before a crash
         # are already on stderr.
@@ -91,7 +126,6 @@ class Channel:
             errors="backslashreplace",
             write_through=True,
         )
-        return cls(os.fdopen(protocol_in, "rb"), protocol_out)
 
     def send(self, message: HostMessage) -> None:
         """Write one message (blocking: the runner always reads)."""
@@ -106,6 +140,18 @@ class Channel:
         if len(line) > MAX_LINE_BYTES:
             raise ProtocolError(f"line longer than {MAX_LINE_BYTES} bytes")
         return line
+
+
+def _connect(path: str) -> socket.socket:
+    import socket  # only the Docker sandbox's socket channel needs it: no cost to the others
+
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.connect(path)
+    except BaseException:
+        sock.close()
+        raise
+    return sock
 
 
 def _describe(error: BaseException) -> str:
@@ -174,10 +220,11 @@ def serve(channel: Channel, bot: Bot, fence: bool = False) -> int:
     return 0
 
 
-def run(source: str) -> int:
-    """Take over stdio, load the bot from ``source`` and serve it; the exit status."""
+def run(source: str, channel_dir: str | None = None) -> int:
+    """Take over stdio (or connect to the runner's sockets in ``channel_dir``), load the
+    bot from ``source`` and serve it; the exit status."""
     fence = os.environ.get(OUTPUT_FENCE_VARIABLE) == "1"
-    channel = Channel.take_over_stdio()
+    channel = Channel.take_over_stdio() if channel_dir is None else Channel.connect(channel_dir)
     try:
         bot = load_bot(source)
     except BotLoadError as error:
@@ -197,13 +244,16 @@ def run(source: str) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """The ``python -m cucumbers.host`` entry point."""
     args = list(sys.argv[1:] if argv is None else argv)
+    channel_dir = None
+    if len(args) == 3 and args[0] == "--channel":
+        channel_dir, args = args[1], args[2:]
     if len(args) != 1:
         print(USAGE, file=sys.stderr)
         return 2
     # A segfault in a bot's C extension leaves a traceback in its output.
     faulthandler.enable()
     try:
-        return run(args[0])
+        return run(args[0], channel_dir)
     except (BrokenPipeError, ConnectionResetError):
         return 0  # the runner went away; nobody is listening
     except OSError as error:

@@ -162,9 +162,13 @@ HostMessage = Ready | LoadError | MoveReply | MoveFault
 # -- encoding ------------------------------------------------------------------------------
 
 
+#: One encoder for every message (``json.dumps`` with options builds one per call).
+#: ASCII output: a lone surrogate in a bot's string still makes a valid line.
+_ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
+
+
 def _dump(data: dict[str, Any]) -> bytes:
-    # ASCII output: a lone surrogate in a bot's string still makes a valid line.
-    return (json.dumps(data, separators=(",", ":"), allow_nan=False) + "\n").encode("ascii")
+    return (_ENCODER.encode(data) + "\n").encode("ascii")
 
 
 def encode(message: RunnerMessage | HostMessage) -> bytes:
@@ -250,11 +254,16 @@ def _reject_constant(name: str) -> NoReturn:
     _fail(f"{name} is not JSON")
 
 
+#: One decoder for every line (``json.loads`` with options builds one per call).
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
+
 def _load(line: bytes) -> dict[str, Any]:
     if len(line) > MAX_LINE_BYTES:
         _fail(f"line longer than {MAX_LINE_BYTES} bytes")
     try:
-        data = json.loads(line, parse_constant=_reject_constant)
+        # As json.loads reads bytes.
+        data = _DECODER.decode(line.decode(json.detect_encoding(line), "surrogatepass"))
     except (ValueError, RecursionError) as error:  # UnicodeDecodeError is a ValueError
         _fail(f"not JSON: {str(error)[:100]}")
     if not isinstance(data, dict):

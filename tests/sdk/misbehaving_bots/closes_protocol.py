@@ -1,5 +1,6 @@
-"""Closes the host's protocol output (a writable pipe other than fds 0-2), then sleeps: the
-channel is closed while the process lives."""
+"""Closes the host's protocol output (a writable pipe other than fds 0-2, or a descriptor
+of the Docker sandbox's socket channel), then sleeps: the channel is closed while the
+process lives."""
 
 import os
 import time
@@ -18,7 +19,9 @@ def protocol_fd():
             continue
         if target.startswith("pipe:") and flags & os.O_ACCMODE == os.O_WRONLY:
             return fd
-    raise RuntimeError("no protocol pipe found")
+        if target.startswith("socket:") and flags & os.O_ACCMODE == os.O_RDWR:
+            return fd
+    raise RuntimeError("no protocol pipe or socket found")
 
 
 def play(view):

@@ -1,5 +1,5 @@
-"""Finds the host's protocol output (a writable pipe other than fds 0-2) and writes garbage
-to it."""
+"""Finds the host's protocol output (a writable pipe other than fds 0-2, or the socket of
+the Docker sandbox's socket channel) and writes garbage to it."""
 
 import os
 
@@ -19,7 +19,9 @@ def protocol_fd():
             continue
         if target.startswith("pipe:") and flags & os.O_ACCMODE == os.O_WRONLY:
             return fd
-    raise RuntimeError("no protocol pipe found")
+        if target.startswith("socket:") and flags & os.O_ACCMODE == os.O_RDWR:
+            return fd
+    raise RuntimeError("no protocol pipe or socket found")
 
 
 def play(view):

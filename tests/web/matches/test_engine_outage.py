@@ -1,8 +1,10 @@
 """An arena worker and its Docker engine, through real workers on Redis: no engine at the
 start, no worker (a clear message, a non-zero exit); an engine lost later pauses the
 worker's queues instead of letting it take and fail every queued match, and it resumes when
-the engine is back; an engine lost in the middle of a match makes it an infrastructure error,
-sent again and played once the engine is back, never charged to a bot."""
+the engine is back; an engine lost in the middle of a match played on the attach channel
+(every move through the engine) makes it an infrastructure error, sent again and played once
+the engine is back, never charged to a bot. (On the socket channel, the default under runc,
+the kernel carries the moves: such a match plays on, ``tests/arena/test_docker_runner.py``.)"""
 
 from __future__ import annotations
 
@@ -102,7 +104,10 @@ def test_an_engine_lost_mid_match_is_retried_and_never_charged_to_a_bot(
     with (
         platform_broker(),
         platform_worker(platform_env(MATCH_RETRY_SECONDS="1"), platform_log),
-        arena_worker(arena_env("docker", DOCKER_HOST=proxy.docker_host), log),
+        arena_worker(
+            arena_env("docker", DOCKER_HOST=proxy.docker_host, CUCUMBERS_SANDBOX_CHANNEL="attach"),
+            log,
+        ),
     ):
         wait_for(lambda: logged("ready."), 60, "the worker to start", log)
         (match,) = queue_ladder_matches("concombre", 1)

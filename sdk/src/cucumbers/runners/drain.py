@@ -6,8 +6,15 @@ import os
 import selectors
 import threading
 from contextlib import suppress
+from typing import Protocol
 
-from .output import OutputTail
+
+class ByteSink(Protocol):
+    """Where drained bytes go: an :class:`~cucumbers.runners.output.OutputTail`, or
+    anything that takes bytes the same way."""
+
+    def write_bytes(self, data: bytes) -> None: ...
+
 
 #: How much one drain takes from the pipe before letting go of the lock.
 READ_BUDGET = 1024 * 1024
@@ -18,7 +25,7 @@ class OutputDrain:
     never blocks on its output. :meth:`drain` lets the match loop take, under the same lock,
     what is still in the pipe (all the bot printed before its last answer)."""
 
-    def __init__(self, fd: int, tail: OutputTail, lock: threading.Lock) -> None:
+    def __init__(self, fd: int, tail: ByteSink, lock: threading.Lock) -> None:
         self._fd = fd
         self._tail = tail
         self._lock = lock
@@ -36,6 +43,11 @@ class OutputDrain:
                 events = selector.select()
                 if self.drain() or any(key.fd == self._wake_read for key, _ in events):
                     return
+
+    @property
+    def done(self) -> bool:
+        """The pipe reached its end (or the drain was stopped)."""
+        return self._done
 
     def drain(self) -> bool:
         """Move what the pipe holds now into the tail; True once the pipe is at its end."""
