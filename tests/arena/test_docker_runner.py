@@ -17,6 +17,7 @@ from arena.sandbox.settings import SandboxSettings
 from cucumbers.faults import FaultKind
 from cucumbers.games import FIVE_CUCUMBERS
 from cucumbers.match import GameOutcome, play_game, play_match
+from cucumbers.move_facts import game_record
 from cucumbers.runners import RUNNERS, make_runner
 from cucumbers.runners.base import BotSpec, Limits
 from tests.arena.sandboxkit import (
@@ -319,7 +320,7 @@ def test_a_match_in_docker_plays_like_one_in_a_process(staging: Path) -> None:
     local = list(
         play_match(FIVE_CUCUMBERS, specs, make_runner("process", FAST), seed=9, game_numbers=[1, 2])
     )
-    assert [o.replay for o in docker] == [o.replay for o in local]
+    assert [game_record(o.replay) for o in docker] == [game_record(o.replay) for o in local]
 
 
 def test_the_engines_default_seccomp_profile_would_have_let_ptrace_through(
