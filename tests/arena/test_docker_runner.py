@@ -33,6 +33,7 @@ from tests.arena.sandboxkit import (
     output_of,
     play,
     play_hostile,
+    seat_of,
 )
 from tests.relay import EngineProxy
 
@@ -222,6 +223,35 @@ def test_each_games_output_ends_with_what_the_bot_printed_at_its_end(
     for number, outcome in enumerate(outcomes, start=1):
         assert output_of(outcome).endswith(f"LAST WORDS OF GAME {number}\n")
         assert "\x00" not in output_of(outcome)  # no fence left in the owner's output
+
+
+def test_a_crash_in_the_sandbox_carries_the_bots_own_frames_and_each_moves_lines(
+    tmp_path: Path, staging: Path
+) -> None:
+    # Per-move lines travel in the protocol's answers, not beside them: whatever carries
+    # the bot's output, each move's lines are that move's.
+    deep = tmp_path / "deep.py"
+    deep.write_text(
+        "def pick(view):\n"
+        "    print('picking in trick', view.trick_number)\n"
+        "    return {}['missing-key']\n\n\n"
+        "def play(view):\n"
+        "    print('move', view.round_number, view.trick_number)\n"
+        "    if view.round_number == 1 and view.trick_number == 3:\n"
+        "        return pick(view)\n"
+        "    return view.legal[0]\n"
+    )
+    (outcome,) = play([str(deep), OPPONENT], staging, limits=AMPLE)
+    seat = seat_of(outcome, 0)
+    (fault,) = outcome.faults
+    assert fault.seat == seat and fault.traceback is not None
+    assert [(f.file, f.line, f.code) for f in fault.traceback.frames] == [
+        ("deep.py", 9, "return pick(view)"),
+        ("deep.py", 3, "return {}['missing-key']"),
+    ]
+    moves = {(m.round, m.trick): m.lines for m in outcome.move_output[seat]}
+    assert moves[(1, 1)] == ("move 1 1",) and moves[(1, 2)] == ("move 1 2",)
+    assert moves[(1, 3)] == ("move 1 3", "picking in trick 3")
 
 
 # -- start-up --------------------------------------------------------------------------------
