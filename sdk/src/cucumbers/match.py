@@ -17,7 +17,7 @@ from typing import Any
 from .engine import GameState
 from .faults import BotFault, Fault, FaultKind
 from .games import GameRules
-from .move_facts import DecisionKey, with_private, with_times
+from .move_facts import DecisionKey, add_times, with_private
 from .move_output import MoveOutput, bounded_game_output
 from .runners.base import BotClient, BotSpec, Limits, Runner
 from .view import GameResult, GameStart, RoundResult, View
@@ -257,7 +257,7 @@ def play_game(
         moves=tuple(moves),
         think_seconds=tuple(think),
         outputs=outputs,
-        replay=with_times(state.to_replay(entries), times) if keep_replay else None,
+        replay=add_times(state.to_replay(entries), times) if keep_replay else None,
         move_output=tuple(bounded_game_output(lines) for lines in printed),
     )
 

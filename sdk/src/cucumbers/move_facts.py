@@ -50,14 +50,25 @@ def decisions(replay: Mapping[str, Any]) -> Iterator[tuple[DecisionKey, dict[str
 def with_times(replay: Mapping[str, Any], seconds: Mapping[DecisionKey, float]) -> dict[str, Any]:
     """A copy of ``replay`` of revision 2: each decision's play carries ``ms``, the time the
     match loop measured for it (rounded to 0.1 ms)."""
-    copy = _copy_rounds(replay)
-    for key, play in decisions(copy):
-        if key in seconds:
-            play["ms"] = round(seconds[key] * 1000, 1)
+    return add_times(_copy_rounds(replay), seconds)
+
+
+def add_times(replay: dict[str, Any], seconds: Mapping[DecisionKey, float]) -> dict[str, Any]:
+    """:func:`with_times` on a replay of one's own: its plays are changed in place (the
+    match loop's, once per game: no copy). ``seconds`` has a key for every decision and
+    only for them (the match loop times the moves it asks for), so a lookup per play does."""
+    get = seconds.get
+    for rnd in replay["rounds"]:
+        number = rnd["number"]
+        for trick_number, trick in enumerate(rnd["tricks"], start=1):
+            for play in trick["plays"]:
+                elapsed = get((play["seat"], number, trick_number))
+                if elapsed is not None:
+                    play["ms"] = round(elapsed * 1000, 1)
     return {
-        "format": copy["format"],
+        "format": replay["format"],
         "revision": REPLAY_REVISION,
-        **{k: v for k, v in copy.items() if k not in ("format", "revision")},
+        **{k: v for k, v in replay.items() if k not in ("format", "revision")},
     }
 
 

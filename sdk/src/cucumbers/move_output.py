@@ -90,6 +90,8 @@ class MoveCapture:
         if not self.active:
             return ()
         self.active = False
+        if not self._parts:  # the common case: nothing printed
+            return ()
         text, dropped = "".join(self._parts), self._dropped
         self._parts, self._size, self._dropped = [], 0, 0
         return to_lines(text, dropped)
