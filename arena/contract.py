@@ -31,7 +31,22 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from cucumbers.faults import Fault, FaultKind
 from cucumbers.games import rules_for
 from cucumbers.match import SEED_BITS, GameOutcome
+from cucumbers.move_output import (
+    GAME_MOVE_OUTPUT_CHARS,
+    MOVE_OUTPUT_CHARS,
+    MOVE_OUTPUT_LINES,
+    MoveOutput,
+)
 from cucumbers.runners.base import Limits
+from cucumbers.tracebacks import (
+    HEAD_FRAMES,
+    MAX_CODE_CHARS,
+    MAX_EXCEPTION_CHARS,
+    MAX_NAME_CHARS,
+    TAIL_FRAMES,
+    BotTraceback,
+    Frame,
+)
 
 JOB_SCHEMA: Final = "cucumbers-match-job/1"
 REPORT_SCHEMA: Final = "cucumbers-match-report/1"
@@ -161,8 +176,41 @@ class MatchJob(_Message):
         return self
 
 
+class ReportFrame(_Message):
+    """One frame of a bot's own file in a traceback (:mod:`cucumbers.tracebacks`)."""
+
+    file: Annotated[str, Field(max_length=MAX_NAME_CHARS)]
+    line: int
+    function: Annotated[str, Field(max_length=MAX_NAME_CHARS)]
+    code: Annotated[str, Field(max_length=MAX_CODE_CHARS)]
+
+
+class ReportTraceback(_Message):
+    """The bot's own frames and its exception, for its owner only (never in a replay)."""
+
+    frames: Annotated[tuple[ReportFrame, ...], Field(max_length=HEAD_FRAMES + TAIL_FRAMES)]
+    exception: Annotated[str, Field(max_length=MAX_EXCEPTION_CHARS)]
+    omitted: Count = 0
+
+    @classmethod
+    def of(cls, traceback: BotTraceback) -> ReportTraceback:
+        return cls(
+            frames=tuple(
+                ReportFrame(file=f.file, line=f.line, function=f.function, code=f.code)
+                for f in traceback.frames
+            ),
+            exception=traceback.exception,
+            omitted=traceback.omitted,
+        )
+
+    def traceback(self) -> BotTraceback:
+        frames = tuple(Frame(f.file, f.line, f.function, f.code) for f in self.frames)
+        return BotTraceback(frames, self.exception, self.omitted)
+
+
 class ReportFault(_Message):
-    """A fault of one game; ``infrastructure``: the sandbox failed, not the bot."""
+    """A fault of one game; ``infrastructure``: the sandbox failed, not the bot;
+    ``traceback``: the bot's own frames, when its code raised."""
 
     seat: Count
     round: Count
@@ -170,6 +218,7 @@ class ReportFault(_Message):
     kind: FaultKind
     detail: Annotated[str, Field(max_length=1000)]
     infrastructure: bool
+    traceback: ReportTraceback | None = None
 
     @classmethod
     def of(cls, fault: Fault) -> ReportFault:
@@ -180,15 +229,39 @@ class ReportFault(_Message):
             kind=fault.kind,
             detail=fault.detail,
             infrastructure=fault.infrastructure,
+            traceback=ReportTraceback.of(fault.traceback) if fault.traceback else None,
         )
 
     def fault(self) -> Fault:
-        return Fault(self.seat, self.round, self.trick, self.kind, self.detail, self.infrastructure)
+        trace = self.traceback.traceback() if self.traceback is not None else None
+        return Fault(
+            self.seat, self.round, self.trick, self.kind, self.detail, self.infrastructure, trace
+        )
+
+
+class ReportMoveOutput(_Message):
+    """The lines a seat's bot printed during its decision at ``round``/``trick``."""
+
+    round: Annotated[int, Field(ge=1)]
+    trick: Annotated[int, Field(ge=1)]
+    lines: Annotated[
+        tuple[Annotated[str, Field(max_length=MOVE_OUTPUT_CHARS)], ...],
+        Field(min_length=1, max_length=MOVE_OUTPUT_LINES + 2),  # the notes of cuts
+    ]
+
+    @classmethod
+    def of(cls, move: MoveOutput) -> ReportMoveOutput:
+        return cls(round=move.round, trick=move.trick, lines=move.lines)
+
+    def move(self) -> MoveOutput:
+        return MoveOutput(self.round, self.trick, self.lines)
 
 
 class GameReport(_Message):
     """One game as the SDK's :class:`~cucumbers.match.GameOutcome` has it; ``outputs`` are
-    each seat's output tail in that game (the platform shows them to the bot's owner)."""
+    each seat's output tail in that game and ``move_output`` (empty from a worker that
+    does not capture it) each seat's lines per move, both for the bot's owner only: the
+    ``replay`` holds nothing private (the platform stores it as the public replay)."""
 
     number: Annotated[int, Field(ge=1)]
     seed: Seed
@@ -202,6 +275,7 @@ class GameReport(_Message):
     think_seconds: tuple[Annotated[float, Field(ge=0)], ...]
     outputs: tuple[str, ...]
     replay: dict[str, Any] | None
+    move_output: tuple[tuple[ReportMoveOutput, ...], ...] = ()
 
     @model_validator(mode="after")
     def _one_entry_per_seat(self) -> Self:
@@ -209,6 +283,13 @@ class GameReport(_Message):
         per_seat = (self.placement, self.scores, self.moves, self.think_seconds, self.outputs)
         if any(len(values) != seats for values in per_seat):
             raise ValueError("every per-seat list has one entry per seat")
+        if self.move_output and len(self.move_output) != seats:
+            raise ValueError("move_output has one entry per seat, or none")
+        for moves in self.move_output:
+            if sum(len(line) + 1 for move in moves for line in move.lines) > 2 * (
+                GAME_MOVE_OUTPUT_CHARS + MOVE_OUTPUT_CHARS
+            ):
+                raise ValueError("a seat's move_output is over the per-game output limit")
         if sorted(self.bots) != list(range(seats)) or sorted(self.placement) != list(range(seats)):
             raise ValueError("bots and placement are each a permutation of the seats")
         if any(fault.seat >= seats for fault in self.faults):
@@ -230,6 +311,9 @@ class GameReport(_Message):
             think_seconds=outcome.think_seconds,
             outputs=outcome.outputs,
             replay=outcome.replay,
+            move_output=tuple(
+                tuple(ReportMoveOutput.of(move) for move in moves) for moves in outcome.move_output
+            ),
         )
 
     def outcome(self) -> GameOutcome:
@@ -246,6 +330,7 @@ class GameReport(_Message):
             think_seconds=self.think_seconds,
             outputs=self.outputs,
             replay=self.replay,
+            move_output=tuple(tuple(move.move() for move in moves) for moves in self.move_output),
         )
 
 

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from cucumbers.match import game_plan
+from cucumbers.move_facts import has_private
 from cucumbers.validator import check_replay
 
 from .contract import GameReport, MatchJob, MatchReport, ReportStatus
@@ -99,6 +100,8 @@ def game_problems(job: MatchJob, game: GameReport) -> list[str]:
 def _disagreements(job: MatchJob, game: GameReport, replay: Mapping[str, Any]) -> list[str]:
     """Where a valid replay and the report's account of its game differ."""
     found = []
+    if has_private(replay):
+        found.append("the replay holds an owner's words (output, traceback): they travel apart")
     if replay["game"] != job.game:
         found.append(f"the replay is of {replay['game']}, the job of {job.game}")
     if replay["seed"] != game.seed:

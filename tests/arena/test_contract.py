@@ -134,6 +134,44 @@ def test_a_report_travels_as_json_and_its_games_become_outcomes() -> None:
     assert outcome.faults[0].infrastructure is False
 
 
+def test_a_traceback_and_each_moves_lines_travel_apart_from_the_replay() -> None:
+    trace = {
+        "frames": [{"file": "low.py", "line": 2, "function": "play", "code": "raise ValueError"}],
+        "exception": "ValueError: boom",
+    }
+
+    def private(data: dict[str, Any]) -> None:
+        data["games"][0]["faults"][0]["traceback"] = trace
+        data["games"][0]["move_output"] = [[], [{"round": 2, "trick": 1, "lines": ["hm"]}]]
+
+    report = load_report(edited(a_report(), private))
+    assert load_report(dump(report)) == report
+    (outcome,) = report.outcomes()
+    assert outcome.faults[0].traceback is not None
+    assert outcome.faults[0].traceback.to_json() == trace
+    assert [[m.to_json() for m in moves] for moves in outcome.move_output] == [
+        [],
+        [{"round": 2, "trick": 1, "lines": ["hm"]}],
+    ]
+    (old,) = a_report().outcomes()  # a worker that sends neither: still a report
+    assert old.move_output == () and old.faults[0].traceback is None
+
+    def flood(data: dict[str, Any]) -> None:
+        data["games"][0]["move_output"] = [
+            [],
+            [{"round": 1, "trick": t, "lines": ["x" * 2000] * 9} for t in range(1, 8)],
+        ]
+
+    with pytest.raises(ContractError, match="over the per-game output limit"):
+        load_report(edited(a_report(), flood))
+
+    def too_many_frames(data: dict[str, Any]) -> None:
+        data["games"][0]["faults"][0]["traceback"] = trace | {"frames": trace["frames"] * 41}
+
+    with pytest.raises(ContractError, match="frames"):
+        load_report(edited(a_report(), too_many_frames))
+
+
 def test_a_played_report_cannot_carry_an_infrastructure_fault() -> None:
     report = a_report()
 

@@ -18,6 +18,7 @@ from arena.sandbox.settings import SandboxSettings
 from cucumbers.faults import FaultKind
 from cucumbers.games import FIVE_CUCUMBERS
 from cucumbers.match import GameOutcome, play_game, play_match
+from cucumbers.move_facts import game_record
 from cucumbers.runners import RUNNERS, make_runner
 from cucumbers.runners.base import BotSpec, Limits
 from tests.arena.sandboxkit import (
@@ -34,6 +35,7 @@ from tests.arena.sandboxkit import (
     play,
     play_hostile,
     report,
+    seat_of,
 )
 from tests.relay import EngineProxy
 
@@ -292,6 +294,35 @@ def test_each_games_output_ends_with_what_the_bot_printed_at_its_end(
         assert "\x00" not in output_of(outcome)  # no fence left in the owner's output
 
 
+def test_a_crash_in_the_sandbox_carries_the_bots_own_frames_and_each_moves_lines(
+    tmp_path: Path, staging: Path
+) -> None:
+    # Per-move lines travel in the protocol's answers, not beside them: whatever carries
+    # the bot's output, each move's lines are that move's.
+    deep = tmp_path / "deep.py"
+    deep.write_text(
+        "def pick(view):\n"
+        "    print('picking in trick', view.trick_number)\n"
+        "    return {}['missing-key']\n\n\n"
+        "def play(view):\n"
+        "    print('move', view.round_number, view.trick_number)\n"
+        "    if view.round_number == 1 and view.trick_number == 3:\n"
+        "        return pick(view)\n"
+        "    return view.legal[0]\n"
+    )
+    (outcome,) = play([str(deep), OPPONENT], staging, limits=AMPLE)
+    seat = seat_of(outcome, 0)
+    (fault,) = outcome.faults
+    assert fault.seat == seat and fault.traceback is not None
+    assert [(f.file, f.line, f.code) for f in fault.traceback.frames] == [
+        ("deep.py", 9, "return pick(view)"),
+        ("deep.py", 3, "return {}['missing-key']"),
+    ]
+    moves = {(m.round, m.trick): m.lines for m in outcome.move_output[seat]}
+    assert moves[(1, 1)] == ("move 1 1",) and moves[(1, 2)] == ("move 1 2",)
+    assert moves[(1, 3)] == ("move 1 3", "picking in trick 3")
+
+
 # -- start-up --------------------------------------------------------------------------------
 
 
@@ -388,7 +419,7 @@ def test_a_match_in_docker_plays_like_one_in_a_process(staging: Path) -> None:
     local = list(
         play_match(FIVE_CUCUMBERS, specs, make_runner("process", FAST), seed=9, game_numbers=[1, 2])
     )
-    assert [o.replay for o in docker] == [o.replay for o in local]
+    assert [game_record(o.replay) for o in docker] == [game_record(o.replay) for o in local]
 
 
 def test_the_engines_default_seccomp_profile_would_have_let_ptrace_through(

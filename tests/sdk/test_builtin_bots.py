@@ -23,6 +23,7 @@ from cucumbers.bots.simulator import TrickState, finish_round
 from cucumbers.engine import GameState
 from cucumbers.games import CONCOMBRE, FIVE_CUCUMBERS, GameRules
 from cucumbers.match import GameOutcome, game_seed, play_game, play_match, seating
+from cucumbers.move_facts import game_record
 from cucumbers.runners.base import BotClient, BotSpec, Limits
 from cucumbers.runners.inprocess import InProcessRunner
 from cucumbers.view import GameResult, GameStart, Play, RoundResult, View
@@ -147,7 +148,7 @@ def test_heuristic_and_search_replay_identically_from_the_same_seed(rules: GameR
     ample = Limits(move_seconds=600.0, bank_seconds=600.0)
     first = run_match(rules, names, seed=99, games=1, limits=ample)
     second = run_match(rules, names, seed=99, games=1, limits=ample)
-    assert [o.replay for o in first] == [o.replay for o in second]
+    assert [game_record(o.replay) for o in first] == [game_record(o.replay) for o in second]
     assert [o.placement for o in first] == [o.placement for o in second]
 
 

@@ -15,7 +15,7 @@ import pytest
 from cucumbers.faults import FaultKind
 from cucumbers.games import CONCOMBRE, FIVE_CUCUMBERS, GameRules
 from cucumbers.match import GameOutcome, game_seed, play_match, seating
-from cucumbers.replay import dumps_replay
+from cucumbers.move_facts import game_record
 from cucumbers.runners.base import BotSpec, Limits
 from cucumbers.runners.inprocess import InProcessRunner
 from cucumbers.validator import check_replay
@@ -111,7 +111,7 @@ def test_a_match_is_determined_by_its_seed(tmp_path: Path, rules: GameRules) -> 
         for o in outcomes:
             assert_valid(o)
         return [
-            (o.seed, o.bots, o.placement, o.scores, o.faults, o.moves, dumps_replay(o.replay or {}))
+            (o.seed, o.bots, o.placement, o.scores, o.faults, o.moves, game_record(o.replay or {}))
             for o in outcomes
         ]
 

@@ -73,7 +73,7 @@ def test_every_bot_of_a_game_plays_it_again_from_its_views(
     for seat, player in enumerate(replay["players"]):
         source = str(starter) if player["name"] == "starter" else player["name"]
         result = reproduce(replay, seat, load_bot(source))
-        assert result.same and result.fixed is None, (seat, result)
+        assert result.same and result.not_reproduced is None, (seat, result)
         assert result.decisions == sum(1 for s in recorded_steps(replay) if s.seat == seat)
 
 
@@ -126,7 +126,8 @@ def test_a_crash_on_the_record_is_found_again_and_a_fix_passes(tmp_path: Path) -
     fixed = tmp_path / "fixed.py"
     fixed.write_text(CRASHER.replace("raise RuntimeError('round 2 bug')", "pass"))
     result = reproduce(replay, seat, load_bot(str(fixed)))
-    assert result.same and result.fixed is not None and result.fixed.round == 2
+    assert result.same and result.not_reproduced is not None
+    assert result.not_reproduced.round == 2 and not result.reproduced
 
 
 def test_a_bot_that_raises_where_the_record_has_a_move_is_a_fault(

@@ -16,7 +16,7 @@ from web.accounts.models import ApiToken
 from web.bots.access import sees_private
 from web.bots.models import GAME_CHOICES, GAMES, Bot, BotVersion, bot_name_validator
 from web.matches.models import Match, MatchGame, Participant
-from web.matches.privacy import NOBODY, Sight, faults_seen, outputs_seen, sight
+from web.matches.privacy import NOBODY, Sight, fault_moment, faults_seen, outputs_seen, sight
 
 from .bounds import LARGEST_ID
 from .fields import JsonBoolean, JsonInteger, JsonString
@@ -213,8 +213,15 @@ class MatchGameSerializer(serializers.ModelSerializer[MatchGame]):
 
     @extend_schema_field(serializers.ListField(child=serializers.DictField()))
     def get_faults(self, game: MatchGame) -> list[dict[str, Any]]:
-        """Faults by participant index; a detail only for the bot's owner and staff."""
-        return faults_seen(game, self._sight(game))
+        """Faults by participant index, each with ``viewer``, the match page's address of
+        its move in the replay viewer; a detail and a ``traceback`` (the bot's own frames)
+        only for the bot's owner and staff."""
+        request: Request = self.context["request"]
+        page = request.build_absolute_uri(reverse("match-detail", args=[game.match_id]))
+        return [
+            fault | {"viewer": f"{page}#{fault_moment(game.number, fault)}"}
+            for fault in faults_seen(game, self._sight(game))
+        ]
 
     @extend_schema_field(serializers.DictField(child=serializers.CharField()))
     def get_outputs(self, game: MatchGame) -> dict[str, str]:

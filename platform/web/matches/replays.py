@@ -1,5 +1,11 @@
 """Replays in storage: gzip-compressed canonical JSON (``cucumbers.replay``), written through
-Django's storage API (local files by default, any storage backend in production)."""
+Django's storage API (local files by default, any storage backend in production).
+
+Beside each replay, a private file (never served as a file) holds what only a bot's owner
+reads: each participant's output tail, and the lines it printed during each of its moves
+(``{"tails": {participant: text}, "moves": {participant: {"seat": s, "moves": [...]}}}``;
+files written before the per-move lines are ``{participant: text}``, the tails alone).
+The public replay holds no private key (``cucumbers.move_facts.public_replay``)."""
 
 from __future__ import annotations
 
@@ -11,6 +17,8 @@ from typing import Any
 
 from django.core.files.base import ContentFile
 
+from cucumbers.move_facts import public_replay
+from cucumbers.move_output import MoveOutput
 from cucumbers.replay import dumps_replay, gzip_bytes, loads_replay
 
 from .models import MatchGame, replay_storage
@@ -34,13 +42,28 @@ class StoredFiles:
         self.names: list[str] = []
 
     def save_replay(self, match_id: int, number: int, replay: Mapping[str, Any]) -> tuple[str, int]:
-        data = gzip_bytes(dumps_replay(replay))
+        data = gzip_bytes(dumps_replay(public_replay(replay)))
         name = replay_storage().save(replay_name(match_id, number), ContentFile(data))
         self.names.append(name)
         return name, len(data)
 
-    def save_outputs(self, match_id: int, number: int, outputs: Mapping[int, str]) -> str:
-        data = gzip_bytes(json.dumps({str(k): v for k, v in outputs.items()}).encode())
+    def save_outputs(
+        self,
+        match_id: int,
+        number: int,
+        outputs: Mapping[int, str],
+        moves: Mapping[int, PrivateMoves] | None = None,
+    ) -> str:
+        """The private file: tails and, by participant, its seat and its moves' lines."""
+        layout = {
+            "tails": {str(k): v for k, v in outputs.items()},
+            "moves": {
+                str(k): {"seat": seat, "moves": [move.to_json() for move in lines]}
+                for k, (seat, lines) in (moves or {}).items()
+                if lines
+            },
+        }
+        data = gzip_bytes(json.dumps(layout).encode())
         name = replay_storage().save(outputs_name(match_id, number), ContentFile(data))
         self.names.append(name)
         return name
@@ -67,13 +90,31 @@ def read_replay_bytes(game: MatchGame) -> bytes:
         return data
 
 
-def read_outputs(game: MatchGame) -> dict[int, str]:
-    """A game's output tails by participant index (empty when none was kept)."""
+#: A participant's seat in a game and the lines it printed during each of its moves.
+PrivateMoves = tuple[int, tuple[MoveOutput, ...]]
+
+
+def _read_private(game: MatchGame) -> dict[str, Any]:
     if not game.outputs:
         return {}
     with game.outputs.open("rb") as handle:
-        data = json.loads(gzip.decompress(handle.read()))
-    return {int(index): str(text) for index, text in data.items()}
+        data: dict[str, Any] = json.loads(gzip.decompress(handle.read()))
+    return data if "tails" in data else {"tails": data}  # the layout before per-move lines
+
+
+def read_outputs(game: MatchGame) -> dict[int, str]:
+    """A game's output tails by participant index (empty when none was kept)."""
+    tails = _read_private(game).get("tails", {})
+    return {int(index): str(text) for index, text in tails.items()}
+
+
+def read_move_output(game: MatchGame) -> dict[int, PrivateMoves]:
+    """By participant index, its seat and the lines it printed during each of its moves."""
+    moves = _read_private(game).get("moves", {})
+    return {
+        int(index): (int(entry["seat"]), tuple(MoveOutput.from_json(m) for m in entry["moves"]))
+        for index, entry in moves.items()
+    }
 
 
 def read_replay(game: MatchGame) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils.functional import cached_property
 
-from cucumbers.replay import dumps_replay, gzip_bytes
+from cucumbers.tracebacks import format_json
 from web.bots.models import GAME_CHOICES, GAMES, Bot
 from web.caching import COUNT, remembered
 from web.matches.status import place_in_queue
@@ -21,8 +21,15 @@ from web.matches.status import place_in_queue
 from .access import visible_matches
 from .list_rows import match_rows
 from .models import Match, MatchGame, MatchStatus, Participant
-from .privacy import HELD_MESSAGE, NOBODY, faults_seen, outputs_seen, replay_seen, sight
-from .replays import read_replay_bytes
+from .privacy import (
+    HELD_MESSAGE,
+    NOBODY,
+    fault_moment,
+    faults_seen,
+    outputs_seen,
+    replay_bytes_seen,
+    sight,
+)
 
 PAGE_SIZE = 50
 #: How long the match list's count is kept (web/caching.py).
@@ -103,7 +110,14 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
             game,
             [names.get(index, "?") for index in game.placement],
             [
-                {**fault, "name": names.get(fault["participant"], "?")}
+                {
+                    **fault,
+                    "name": names.get(fault["participant"], "?"),
+                    "moment": fault_moment(game.number, fault),
+                    "traceback_text": format_json(fault["traceback"])
+                    if "traceback" in fault
+                    else "",
+                }
                 for fault in faults_seen(game, seen)
             ],
             [(names.get(index, "?"), text) for index, text in outputs_seen(game, seen).items()],
@@ -124,10 +138,7 @@ def replay_download(request: HttpRequest, match_id: int, number: int) -> HttpRes
     if match.deal_set_pending:
         raise PermissionDenied(HELD_MESSAGE)
     seen = sight(request.user, list(match.participants.select_related("bot")))
-    if seen.everything or not game.faults:
-        data = read_replay_bytes(game)
-    else:  # fault details the viewer may not read are withheld
-        data = gzip_bytes(dumps_replay(replay_seen(game, seen)))
+    data = replay_bytes_seen(game, seen)
     response = HttpResponse(data, content_type="application/gzip")
     filename = f"match-{match_id}-game-{number:03d}.json.gz"
     response["Content-Disposition"] = f'attachment; filename="{filename}"'

@@ -21,6 +21,7 @@ from django.db import transaction
 from arena.contract import MatchReport
 from cucumbers.match import GameOutcome
 from web.matches.models import Match, MatchGame, MatchStatus, Participant
+from web.matches.privacy import fault_rows
 from web.matches.replays import StoredFiles
 
 from .transitions import finish
@@ -67,18 +68,20 @@ def store_games(match: Match, outcomes: Sequence[GameOutcome], files: StoredFile
             number=outcome.game_number,
             seed=outcome.seed,
             placement=[outcome.bots[seat] for seat in outcome.placement],
-            faults=[
-                {**fault.to_json(), "participant": outcome.bots[fault.seat]}
-                for fault in outcome.faults
-            ],
+            faults=fault_rows(outcome),
         )
         if outcome.replay is not None:
             row.replay.name, row.replay_size = files.save_replay(
                 match.pk, outcome.game_number, outcome.replay
             )
         printed = {outcome.bots[seat]: text for seat, text in enumerate(outcome.outputs) if text}
-        if printed:
-            row.outputs.name = files.save_outputs(match.pk, outcome.game_number, printed)
+        moves = {
+            outcome.bots[seat]: (seat, lines)
+            for seat, lines in enumerate(outcome.move_output)
+            if lines
+        }
+        if printed or moves:
+            row.outputs.name = files.save_outputs(match.pk, outcome.game_number, printed, moves)
         row.save()
 
 

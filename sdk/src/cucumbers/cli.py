@@ -235,6 +235,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
                         f" trick {fault.trick}: {fault.kind.value}: {fault.detail}",
                         file=sys.stderr,
                     )
+                    if fault.traceback is not None:
+                        print(fault.traceback.format(), file=sys.stderr)
                     output = outcome.outputs[seat].strip()
                     if output:
                         print("its last output:\n" + output[-2000:], file=sys.stderr)

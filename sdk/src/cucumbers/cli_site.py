@@ -129,8 +129,8 @@ def cmd_download(args: argparse.Namespace) -> int:
         return _fail(f"cannot write into {args.out}: {error.strerror or error}")
     print(
         f"{done.matches} matches: {done.replays} replays written, {done.kept} already there,"
-        f" {done.outputs} output files; next: cucumbers repro {args.out}/match-ID-game-N.json.gz"
-        " --seat N yourbot.py"
+        f" {done.outputs} output files, {done.faults} fault files (tracebacks); next:"
+        f" cucumbers repro {args.out}/match-ID-game-N.json.gz --seat N yourbot.py"
     )
     if done.held:
         print(

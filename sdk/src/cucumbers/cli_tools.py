@@ -26,12 +26,13 @@ from .runners.base import BotSpec, Limits, RunnerName
 
 
 def cmd_repro(args: argparse.Namespace) -> int:
-    from .repro import ReplayMismatch, format_result, reproduce
+    from .repro import ReplayMismatch, format_result
+    from .repro_match import MatchFilesError, format_earlier, match_games, reproduce_match
     from .repro_pytest import pytest_source
 
     try:
         replay = load_replay(args.replay)
-        bot = load_bot(args.bot)
+        load_bot(args.bot)
     except ReplayFileError as error:
         return _fail(str(error))
     except BotLoadError as error:
@@ -42,21 +43,42 @@ def cmd_repro(args: argparse.Namespace) -> int:
         return _fail(f"no seat {args.seat} in {args.replay}; its seats: {seats}")
     limits = Limits(move_seconds=args.per_move, bank_seconds=args.bank)
     try:
-        result = reproduce(replay, args.seat, bot, limits=limits)
+        games = match_games(args.replay, args.seat, replay)
+    except (MatchFilesError, ReplayFileError) as error:
+        return _fail(str(error))
+    if args.alone:
+        games = games[-1:]
+    try:
+        result = reproduce_match(
+            games, lambda: load_bot(args.bot), limits=limits, bot_file=args.bot
+        )
     except ReplayMismatch as error:
         return _fail(f"{args.replay}: {error}")
     name = players[args.seat].get("name", "?")
     print(f"{args.replay}: seat {args.seat} was {name}; replaying its views to {args.bot}")
-    print(format_result(result))
+    number = games[-1].number
+    if len(games) > 1:
+        print(
+            f"first games 1 to {number - 1} of its match, to the same bot object (what it"
+            " keeps across games is what it had):"
+        )
+        print(format_earlier(result, games))
+    note = ""
+    if number > 1 and len(games) == 1:
+        note = (
+            f"this is game {number} of its match, replayed alone: a bot that keeps state"
+            " across games may need the earlier ones (run repro beside the match's other"
+            " games, without --alone)"
+        )
+    print(format_result(result.game, note))
     if args.pytest is not None:
         try:
-            args.pytest.write_text(
-                pytest_source(replay, args.seat, Path(args.bot), args.pytest), encoding="utf-8"
-            )
+            source = pytest_source(games, args.seat, Path(args.bot), args.pytest)
+            args.pytest.write_text(source, encoding="utf-8")
         except OSError as error:
             return _fail(f"cannot write {args.pytest}: {error.strerror or error}")
         print(f"wrote {args.pytest}: pytest {args.pytest}")
-    return 0 if result.same else 1
+    return 0 if result.game.reproduced else 1
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -103,8 +125,13 @@ def add_tool_commands(commands: Any) -> None:
         help="replay a recorded game to your bot and find where it plays differently",
         description="Give BOT, in order, the exact views seat N saw in the recorded game"
         " (a local replay or one downloaded from the site, .json or .json.gz) and report the"
-        " first move where it plays differently, or the fault it raises, with the view."
-        " Exit status 0 when it plays the same game, 1 when it differs or faults.",
+        " first move where it plays differently, or the fault it raises, with the view and"
+        " its traceback. The earlier games of the same match, when they lie beside it"
+        " (match-ID-game-N.json.gz from cucumbers download, game-NNNNN.json from cucumbers"
+        " play), are replayed to the same bot object first, so that what it keeps across"
+        " games is reproduced. Exit status 0 when the recorded game happens again (the same"
+        " moves, and the recorded fault again), 1 when it plays differently, faults anew, or"
+        " the recorded fault is not reproduced.",
     )
     repro.add_argument("replay", type=Path, metavar="REPLAY", help="the replay file")
     repro.add_argument(
@@ -112,10 +139,16 @@ def add_tool_commands(commands: Any) -> None:
     )
     repro.add_argument("bot", metavar="BOT", help="the bot file (.py) or builtin:NAME")
     repro.add_argument(
+        "--alone",
+        action="store_true",
+        help="replay this game alone, without the earlier games of its match",
+    )
+    repro.add_argument(
         "--pytest",
         type=Path,
         metavar="FILE",
-        help="also write a self-contained test file (the replay inside) that does the same",
+        help="also write a self-contained test file (the replays inside) that does the same;"
+        " it passes once the bot plays the game without a fault",
     )
     add_per_move(repro, "the views' time per move (default: %(default)s, as on the site)")
     repro.add_argument(

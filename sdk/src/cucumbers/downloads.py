@@ -6,7 +6,12 @@ folder so that ``cucumbers check-replay OUT`` reads them all::
 
     OUT/match-41-game-1.json.gz        each game's replay, ready for replay/check-replay/repro
     OUT/match-41-game-1.output.txt     your bots' own output tails of that game, if any
+    OUT/match-41-game-1.faults.txt     the game's faults: where, the viewer's link to the
+                                       move, and for your bots the whole traceback
 
+The replay is the one the site serves you: for your bots it holds what they printed during
+each move and their faults' tracebacks (``replay-format.md``), and ``cucumbers repro`` of a
+game replays the match's earlier games first, so every game of a match is fetched.
 Replays already there are kept, so running it again fetches only what is new.
 """
 
@@ -19,6 +24,7 @@ from typing import Any
 
 from .api import Client, RequestFailed
 from .replay import ReplayFileError, loads_replay, save_replay
+from .tracebacks import format_json
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +39,7 @@ class Downloaded:
     outputs: int
     kept: int
     held: int = 0
+    faults: int = 0
 
 
 def match_pages(client: Client, bot_id: int, *, finished: bool = False) -> Iterator[dict[str, Any]]:
@@ -73,6 +80,24 @@ def match_line(match: Mapping[str, Any], bot_id: int) -> str:
     )
 
 
+def faults_text(game: Mapping[str, Any], names: Mapping[Any, Any]) -> str:
+    """The ``.faults.txt`` of a game of the match API: each fault, its link, its traceback."""
+    parts = []
+    for fault in game.get("faults", []):
+        name = names.get(fault.get("participant"), "?")
+        lines = [
+            f"== participant {fault.get('participant')}: {name}: {fault.get('kind')} in round"
+            f" {fault.get('round')}, trick {fault.get('trick')} ==",
+            str(fault.get("detail", "")),
+        ]
+        if fault.get("viewer"):
+            lines.append(f"the move in the viewer: {fault['viewer']}")
+        if "traceback" in fault:
+            lines.append(format_json(fault["traceback"]))
+        parts.append("\n".join(lines))
+    return "\n\n".join(parts) + "\n" if parts else ""
+
+
 def download_matches(
     client: Client,
     bot_id: int,
@@ -82,7 +107,7 @@ def download_matches(
 ) -> Downloaded:
     """Fetch every finished match of the bot into ``out`` (layout in the module docstring).
     ``on_game(path, seats)`` is called for each replay written, with the bot's seats."""
-    matches = replays = outputs = kept = held = 0
+    matches = replays = outputs = kept = held = faults = 0
     for match in match_pages(client, bot_id, finished=True):
         matches += 1
         if match.get("replays_held"):
@@ -113,4 +138,7 @@ def download_matches(
                 )
                 (out / f"{stem}.output.txt").write_text(text, encoding="utf-8")
                 outputs += 1
-    return Downloaded(matches, replays, outputs, kept, held)
+            if text := faults_text(game, names):
+                (out / f"{stem}.faults.txt").write_text(text, encoding="utf-8")
+                faults += 1
+    return Downloaded(matches, replays, outputs, kept, held, faults)

@@ -40,6 +40,7 @@ from .games import ROUND_CAP, GameRules, RoundStart
 from .legal import LEGAL_SETS, ranks_mask, ranks_of
 from .replay import REPLAY_FORMAT
 from .round_record import RoundRecord, round_json
+from .tracebacks import BotTraceback
 from .view import Play, RoundResult, Trick, View
 
 _new_tuple = tuple.__new__  # builds a View without NamedTuple's keyword handling (hot path)
@@ -387,7 +388,12 @@ class GameState:
                             card = policies[seat](view)
                         except BotFault as error:
                             self._record_fault(
-                                seat, number, error.kind, error.detail, error.infrastructure
+                                seat,
+                                number,
+                                error.kind,
+                                error.detail,
+                                error.infrastructure,
+                                error.traceback,
                             )
                             card = hand[0]
                             auto.setdefault(number - 1, []).append(len(plays))
@@ -447,10 +453,17 @@ class GameState:
         )
 
     def _record_fault(
-        self, seat: int, trick: int, kind: FaultKind, detail: str, infrastructure: bool = False
+        self,
+        seat: int,
+        trick: int,
+        kind: FaultKind,
+        detail: str,
+        infrastructure: bool = False,
+        traceback: BotTraceback | None = None,
     ) -> None:
         """``seat`` faulted at ``trick`` of this round: from now on the engine plays for it."""
-        fault = Fault(seat, self._round.number, trick, kind, short_detail(detail), infrastructure)
+        number = self._round.number
+        fault = Fault(seat, number, trick, kind, short_detail(detail), infrastructure, traceback)
         self.faults.append(fault)
         self._faulted[seat] = True
 

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .tracebacks import BotTraceback
 
 #: Longest fault detail kept, in characters (``replay-format.md``).
 MAX_DETAIL = 500
@@ -58,6 +62,9 @@ class Fault:
     sandbox could not start it, its engine went away): a platform retries such a game
     instead of charging the bot. It is not part of a replay (a replay records a game that
     counted, and a game with such a fault does not).
+
+    ``traceback``: the bot's own frames when its code raised (:mod:`cucumbers.tracebacks`);
+    its owner's only, so never in :meth:`to_json` (a public replay's fault).
     """
 
     seat: int
@@ -66,6 +73,7 @@ class Fault:
     kind: FaultKind
     detail: str
     infrastructure: bool = False
+    traceback: BotTraceback | None = None
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -82,8 +90,16 @@ class BotFault(Exception):
     (``infrastructure=True``: see :class:`Fault`); the match loop turns it into a
     :class:`Fault` for that seat. Never escapes the match loop."""
 
-    def __init__(self, kind: FaultKind, detail: str, *, infrastructure: bool = False) -> None:
+    def __init__(
+        self,
+        kind: FaultKind,
+        detail: str,
+        *,
+        infrastructure: bool = False,
+        traceback: BotTraceback | None = None,
+    ) -> None:
         super().__init__(f"{kind}: {detail}")
         self.kind = kind
         self.detail = short_detail(detail)
         self.infrastructure = infrastructure
+        self.traceback = traceback

@@ -21,8 +21,11 @@ code runs. The Docker sandbox passes such a directory into the bot's container, 
 moves travel through the kernel alone rather than through Docker's attach stream.
 
 A bot's exception (``SystemExit`` included) becomes a ``fault`` message for the move it
-concerns, never the end of the host. The host exits on ``quit``, at the end of its input,
-after a ``load_error``, and on a malformed message from the runner (status 2).
+concerns, with the bot's own frames (:mod:`cucumbers.tracebacks`), never the end of the
+host. What the bot prints through ``sys.stdout`` and ``sys.stderr`` during a move goes to
+stderr as before and, line by line, with that move's answer (:mod:`cucumbers.move_output`).
+The host exits on ``quit``, at the end of its input, after a ``load_error``, and on a
+malformed message from the runner (status 2).
 """
 
 from __future__ import annotations
@@ -33,11 +36,13 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from contextlib import suppress
+from dataclasses import replace
 from typing import TYPE_CHECKING, BinaryIO, TypeVar
 
 from .bot import Bot
 from .faults import FaultKind
-from .loader import BotLoadError, describe_exception, load_bot
+from .loader import BUILTIN_PREFIX, BotLoadError, describe_exception, load_bot, traceback_of
+from .move_output import MoveCapture, TeeStream
 from .protocol import (
     MAX_LINE_BYTES,
     EndRound,
@@ -154,6 +159,16 @@ def _connect(path: str) -> socket.socket:
     return sock
 
 
+def install_move_capture() -> MoveCapture:
+    """Put :class:`~cucumbers.move_output.TeeStream` in front of ``sys.stdout`` and
+    ``sys.stderr`` (after :meth:`Channel.take_over_stdio`, before the bot is loaded, so a
+    stream the bot keeps is one of them); what is written during a move is also captured."""
+    capture = MoveCapture()
+    sys.stdout = TeeStream(sys.stdout, capture)
+    sys.stderr = TeeStream(sys.stderr, capture)
+    return capture
+
+
 def _describe(error: BaseException) -> str:
     try:
         text = describe_exception(error)
@@ -162,12 +177,19 @@ def _describe(error: BaseException) -> str:
     return text[:MAX_DETAIL_CHARS]
 
 
-def _call_hook(function: Callable[[T], object], argument: T) -> str | None:
-    """Run a hook; the description of what it raised, or None."""
+def _fault(id: int, error: BaseException, bot_file: str | None) -> MoveFault:
+    """The fault answering move ``id`` for ``error``, with the bot's own frames."""
+    return MoveFault(id, FaultKind.CRASH, _describe(error), traceback_of(error, bot_file))
+
+
+def _call_hook(
+    function: Callable[[T], object], argument: T, bot_file: str | None
+) -> MoveFault | None:
+    """Run a hook; the fault (for a move still to come) of what it raised, or None."""
     try:
         function(argument)
     except BaseException as error:  # any failure of the bot's code is a fault
-        return _describe(error)
+        return _fault(0, error, bot_file)
     return None
 
 
@@ -185,34 +207,45 @@ def write_fence() -> None:
         os.write(2, OUTPUT_FENCE)
 
 
-def serve(channel: Channel, bot: Bot, fence: bool = False) -> int:
+def serve(
+    channel: Channel,
+    bot: Bot,
+    fence: bool = False,
+    capture: MoveCapture | None = None,
+    bot_file: str | None = None,
+) -> int:
     """Answer the runner's messages until ``quit`` or the end of input; the exit status.
-    ``fence``: write :data:`OUTPUT_FENCE` after each game."""
-    hook_error: str | None = None
+    ``fence``: write :data:`OUTPUT_FENCE` after each game; ``capture``: what the bot prints
+    during a move (:func:`install_move_capture`); ``bot_file``: the file whose frames a
+    traceback keeps."""
+    capture = capture or MoveCapture()
+    hook_error: MoveFault | None = None
     while line := channel.receive():
         message = decode_runner_message(line)
         if isinstance(message, MoveRequest):
             if hook_error is not None:
-                channel.send(MoveFault(message.id, FaultKind.CRASH, hook_error))
+                channel.send(replace(hook_error, id=message.id))
                 hook_error = None
                 continue
+            capture.start()
             try:
                 value = bot.play(message.view)
             except BaseException as error:  # SystemExit included
-                channel.send(MoveFault(message.id, FaultKind.CRASH, _describe(error)))
+                fault = _fault(message.id, error, bot_file)
+                channel.send(replace(fault, output=capture.take()))
                 continue
-            channel.send(move_reply(message.id, value))
+            channel.send(replace(move_reply(message.id, value), output=capture.take()))
         elif isinstance(message, Quit):
             break
         else:
             if isinstance(message, StartGame):
                 # As in the in-process runner: a new game forgets a late hook error.
                 hook_error = None
-                raised = _call_hook(bot.start_game, message.game)
+                raised = _call_hook(bot.start_game, message.game, bot_file)
             elif isinstance(message, EndRound):
-                raised = _call_hook(bot.end_round, message.result)
+                raised = _call_hook(bot.end_round, message.result, bot_file)
             else:
-                raised = _call_hook(bot.end_game, message.result)
+                raised = _call_hook(bot.end_game, message.result, bot_file)
                 if fence:
                     write_fence()
             if hook_error is None:
@@ -225,17 +258,19 @@ def run(source: str, channel_dir: str | None = None) -> int:
     bot from ``source`` and serve it; the exit status."""
     fence = os.environ.get(OUTPUT_FENCE_VARIABLE) == "1"
     channel = Channel.take_over_stdio() if channel_dir is None else Channel.connect(channel_dir)
+    capture = install_move_capture()
+    bot_file = None if source.startswith(BUILTIN_PREFIX) else source
     try:
         bot = load_bot(source)
     except BotLoadError as error:
-        channel.send(LoadError(error.kind, str(error)[:MAX_DETAIL_CHARS]))
+        channel.send(LoadError(error.kind, str(error)[:MAX_DETAIL_CHARS], error.traceback))
         return 0
     except BaseException as error:  # whatever the loader let through
-        channel.send(LoadError(FaultKind.CRASH, _describe(error)))
+        channel.send(LoadError(FaultKind.CRASH, _describe(error), traceback_of(error, bot_file)))
         return 0
     channel.send(Ready())
     try:
-        return serve(channel, bot, fence)
+        return serve(channel, bot, fence, capture, bot_file)
     except ProtocolError as error:
         print(f"cucumbers.host: bad message from the runner: {error}", file=sys.stderr)
         return 2

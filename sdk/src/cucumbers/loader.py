@@ -11,9 +11,13 @@ import importlib.util
 import os
 import sys
 from types import FunctionType, ModuleType
+from typing import TYPE_CHECKING
 
 from .bot import Bot, FunctionBot
 from .faults import FaultKind
+
+if TYPE_CHECKING:
+    from .tracebacks import BotTraceback
 
 BUILTIN_PREFIX = "builtin:"
 
@@ -22,11 +26,17 @@ class BotLoadError(Exception):
     """The bot could not be loaded. ``kind`` is the fault it becomes in a match:
     :attr:`FaultKind.ERROR` for a file that is not a usable bot (syntax error, no bot,
     several bots), :attr:`FaultKind.CRASH` when the bot's own code raised or exited while
-    loading."""
+    loading. ``traceback``: the bot's own frames, when its code raised."""
 
-    def __init__(self, message: str, kind: FaultKind = FaultKind.ERROR) -> None:
+    def __init__(
+        self,
+        message: str,
+        kind: FaultKind = FaultKind.ERROR,
+        traceback: BotTraceback | None = None,
+    ) -> None:
         super().__init__(message)
         self.kind = kind
+        self.traceback = traceback
 
 
 def load_bot(source: str) -> Bot:
@@ -73,7 +83,9 @@ def load_module(path: str) -> ModuleType:
         ) from None
     except BaseException as error:
         raise BotLoadError(
-            f"{name} raised while loading: {describe_exception(error)}", FaultKind.CRASH
+            f"{name} raised while loading: {describe_exception(error)}",
+            FaultKind.CRASH,
+            traceback_of(error, path),
         ) from None
     return module
 
@@ -113,8 +125,17 @@ def bot_from_module(module: ModuleType) -> Bot:
         return FunctionBot(play, **hooks)  # type: ignore[arg-type]
     except BaseException as error:
         raise BotLoadError(
-            f"{name}: creating the bot raised {describe_exception(error)}", FaultKind.CRASH
+            f"{name}: creating the bot raised {describe_exception(error)}",
+            FaultKind.CRASH,
+            traceback_of(error, module.__file__),
         ) from None
+
+
+def traceback_of(error: BaseException, path: str | None) -> BotTraceback:
+    """``error``'s traceback with the frames of the bot file at ``path`` only."""
+    from .tracebacks import bot_traceback  # only when a bot failed (module docstring)
+
+    return bot_traceback(error, path)
 
 
 def describe_exception(error: BaseException) -> str:

@@ -17,6 +17,8 @@ from typing import Any
 from .engine import GameState
 from .faults import BotFault, Fault, FaultKind
 from .games import GameRules
+from .move_facts import DecisionKey, add_times, with_private
+from .move_output import MoveOutput, bounded_game_output
 from .runners.base import BotClient, BotSpec, Limits, Runner
 from .view import GameResult, GameStart, RoundResult, View
 
@@ -113,7 +115,10 @@ class GameOutcome:
         moves: decisions each seat made (auto plays excluded).
         think_seconds: time each seat's decisions took, as measured by the match loop.
         outputs: what each seat's bot printed during the game (cut to the output limit).
-        replay: the replay (``cucumbers-replay/1``), if it was kept.
+        replay: the replay (``cucumbers-replay/1``, revision 2: with each decision's time),
+            if it was kept. It holds nothing private: see :meth:`owner_replay`.
+        move_output: per seat, the lines its bot printed during each of its moves that
+            printed (:mod:`cucumbers.move_output`), its owner's only.
     """
 
     game_number: int
@@ -128,10 +133,21 @@ class GameOutcome:
     think_seconds: tuple[float, ...]
     outputs: tuple[str, ...]
     replay: dict[str, Any] | None
+    move_output: tuple[tuple[MoveOutput, ...], ...] = ()
 
     def place_of_bot(self, bot: int) -> int:
         """1-based place of the bot with index ``bot``."""
         return self.placement.index(self.bots.index(bot)) + 1
+
+    def owner_replay(self, seats: Sequence[int] | None = None) -> dict[str, Any] | None:
+        """The replay as the owner of the bots at ``seats`` (default: every seat) reads it:
+        with their moves' output and their faults' tracebacks (``replay-format.md``)."""
+        if self.replay is None:
+            return None
+        mine = range(len(self.bots)) if seats is None else seats
+        outputs = {s: self.move_output[s] for s in mine if s < len(self.move_output)}
+        traces = {f.seat: f.traceback for f in self.faults if f.traceback and f.seat in mine}
+        return with_private(self.replay, outputs, traces)
 
 
 def bank_overrun(bank: list[float], seat: int, overrun: float) -> bool:
@@ -166,6 +182,8 @@ def play_game(
     bank = [float(limits.bank_seconds)] * n
     moves = [0] * n
     think = [0.0] * n
+    times: dict[DecisionKey, float] = {}
+    printed: list[list[MoveOutput]] = [[] for _ in range(n)]
     for starting_seat, client in enumerate(clients):
         client.start_game(
             GameStart(
@@ -182,11 +200,17 @@ def play_game(
 
     def policy(seat: int) -> Callable[[View], object]:
         request = clients[seat].request_move
+        take_lines = clients[seat].take_move_output
 
         def decide(view: View) -> object:
             started = perf_counter()
-            move = request(view, move_seconds + bank[seat])  # raises BotFault
-            elapsed = perf_counter() - started
+            try:
+                move = request(view, move_seconds + bank[seat])  # raises BotFault
+            finally:
+                elapsed = perf_counter() - started
+                times[seat, view.round_number, view.trick_number] = elapsed
+                if lines := take_lines():
+                    printed[seat].append(MoveOutput(view.round_number, view.trick_number, lines))
             moves[seat] += 1
             think[seat] += elapsed
             if elapsed > move_seconds and bank_overrun(bank, seat, elapsed - move_seconds):
@@ -233,7 +257,8 @@ def play_game(
         moves=tuple(moves),
         think_seconds=tuple(think),
         outputs=outputs,
-        replay=state.to_replay(entries) if keep_replay else None,
+        replay=add_times(state.to_replay(entries), times) if keep_replay else None,
+        move_output=tuple(bounded_game_output(lines) for lines in printed),
     )
 
 

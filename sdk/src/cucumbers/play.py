@@ -94,8 +94,10 @@ def replay_path(folder: Path, game_number: int) -> Path:
 
 
 def _write_files(config: PlayConfig, outcome: GameOutcome) -> None:
-    assert config.replays is not None and outcome.replay is not None
-    save_replay(outcome.replay, replay_path(config.replays, outcome.game_number))
+    assert config.replays is not None
+    replay = outcome.owner_replay()  # every bot here is the author's: its own words included
+    assert replay is not None
+    save_replay(replay, replay_path(config.replays, outcome.game_number))
     sections = [
         f"== seat {seat}: {config.bots[bot].name} ==\n{text}"
         for seat, (bot, text) in enumerate(zip(outcome.bots, outcome.outputs, strict=True))

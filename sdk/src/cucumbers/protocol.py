@@ -18,7 +18,13 @@ Host to runner::
     {"type": "load_error", "kind": "error", "detail": "syntax error in bot.py, line 3: ..."}
     {"type": "move", "id": 7, "card": 12}              # what play() returned, unvalidated
     {"type": "move", "id": 7, "unencodable": {"type": "MyInt", "repr": "12"}}
-    {"type": "fault", "id": 7, "kind": "crash", "detail": "ValueError: ... (bot.py, line 9)"}
+    {"type": "fault", "id": 7, "kind": "crash", "detail": "ValueError: ... (bot.py, line 9)",
+     "traceback": {"frames": [...], "exception": "ValueError: ..."}}
+
+A ``move`` or ``fault`` answer may add ``"output": ["line", ...]``, what the bot printed
+during that move (:mod:`cucumbers.move_output`), and a ``fault`` or ``load_error`` may add
+``"traceback"``, the bot's own frames (:mod:`cucumbers.tracebacks`); both are left out when
+there is nothing to say, and both are bounded and checked on arrival (the host runs bot code).
 
 ``card`` keeps the JSON type of what the bot returned, so the engine still tells ``7`` from
 ``True``, ``7.0``, ``"7"`` and ``null``. Anything that is not exactly an ``int``, ``bool``,
@@ -36,6 +42,8 @@ from enum import StrEnum
 from typing import Any, NoReturn, TypeAlias
 
 from .faults import FaultKind, clipped, not_an_int_detail
+from .move_output import check_lines
+from .tracebacks import BotTraceback
 from .view import GameResult, GameStart, RoundResult, View
 
 #: The protocol version announced by ``ready``.
@@ -120,10 +128,12 @@ class Ready:
 @dataclass(frozen=True, slots=True)
 class LoadError:
     """The bot could not be loaded; ``kind`` is ``error`` or ``crash`` (as
-    :class:`~cucumbers.loader.BotLoadError`). The host exits after sending it."""
+    :class:`~cucumbers.loader.BotLoadError`), ``traceback`` the bot's frames when its code
+    raised. The host exits after sending it."""
 
     kind: FaultKind
     detail: str
+    traceback: BotTraceback | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,21 +150,25 @@ class Unencodable:
 
 @dataclass(frozen=True, slots=True)
 class MoveReply:
-    """The bot's answer to move ``id``: ``card``, or ``unencodable`` when it is set."""
+    """The bot's answer to move ``id``: ``card``, or ``unencodable`` when it is set;
+    ``output``: the lines it printed during the move."""
 
     id: int
     card: Card = None
     unencodable: Unencodable | None = None
+    output: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class MoveFault:
     """The bot raised (in ``play`` or in a hook since the last move) instead of answering
-    move ``id``."""
+    move ``id``; ``output``: the lines it printed during the move."""
 
     id: int
     kind: FaultKind
     detail: str
+    traceback: BotTraceback | None = None
+    output: tuple[str, ...] = ()
 
 
 HostMessage = Ready | LoadError | MoveReply | MoveFault
@@ -169,6 +183,17 @@ _ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
 
 def _dump(data: dict[str, Any]) -> bytes:
     return (_ENCODER.encode(data) + "\n").encode("ascii")
+
+
+def _extras(
+    data: dict[str, Any], traceback: BotTraceback | None = None, output: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """``data`` with the optional keys that have something to say."""
+    if traceback is not None:
+        data["traceback"] = traceback.to_json()
+    if output:
+        data["output"] = list(output)
+    return data
 
 
 def encode(message: RunnerMessage | HostMessage) -> bytes:
@@ -186,18 +211,25 @@ def encode(message: RunnerMessage | HostMessage) -> bytes:
             return _dump({"type": MessageType.QUIT})
         case Ready(protocol):
             return _dump({"type": MessageType.READY, "protocol": protocol})
-        case LoadError(kind, detail):
-            return _dump({"type": MessageType.LOAD_ERROR, "kind": kind.value, "detail": detail})
-        case MoveReply(id, card, None):
-            return _dump({"type": MessageType.MOVE, "id": id, "card": card})
-        case MoveReply(id, _, Unencodable(name, shown)):
-            return _dump(
-                {"type": MessageType.MOVE, "id": id, "unencodable": {"type": name, "repr": shown}}
-            )
-        case MoveFault(id, kind, detail):
-            return _dump(
-                {"type": MessageType.FAULT, "id": id, "kind": kind.value, "detail": detail}
-            )
+        case LoadError(kind, detail, traceback):
+            data: dict[str, Any] = {
+                "type": MessageType.LOAD_ERROR,
+                "kind": kind.value,
+                "detail": detail,
+            }
+            return _dump(_extras(data, traceback))
+        case MoveReply(id, card, None, output):
+            return _dump(_extras({"type": MessageType.MOVE, "id": id, "card": card}, None, output))
+        case MoveReply(id, _, Unencodable(name, shown), output):
+            data = {
+                "type": MessageType.MOVE,
+                "id": id,
+                "unencodable": {"type": name, "repr": shown},
+            }
+            return _dump(_extras(data, None, output))
+        case MoveFault(id, kind, detail, traceback, output):
+            data = {"type": MessageType.FAULT, "id": id, "kind": kind.value, "detail": detail}
+            return _dump(_extras(data, traceback, output))
     raise TypeError(f"not a protocol message: {message!r}")
 
 
@@ -271,10 +303,30 @@ def _load(line: bytes) -> dict[str, Any]:
     return data
 
 
-def _fields(data: dict[str, Any], *names: str) -> list[Any]:
-    if set(data) != {"type", *names}:
-        _fail(f"{data.get('type')} message must have exactly the keys type, {', '.join(names)}")
-    return [data[name] for name in names]
+def _fields(data: dict[str, Any], *names: str, optional: tuple[str, ...] = ()) -> list[Any]:
+    """The values of ``names`` (all required) and of ``optional`` (None when absent)."""
+    if not {"type", *names} <= set(data) <= {"type", *names, *optional}:
+        shown = ", ".join(names) + "".join(f", [{name}]" for name in optional)
+        _fail(f"{data.get('type')} message must have exactly the keys type, {shown}")
+    return [data[name] for name in names] + [data.get(name) for name in optional]
+
+
+def _output(value: object) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    try:
+        return check_lines(value)
+    except ValueError as error:
+        _fail(str(error))
+
+
+def _traceback(value: object) -> BotTraceback | None:
+    if value is None:
+        return None
+    try:
+        return BotTraceback.from_json(value)
+    except ValueError as error:
+        _fail(str(error)[:200])
 
 
 def _int(value: object, what: str) -> int:
@@ -296,29 +348,38 @@ def decode_host_message(line: bytes) -> HostMessage:
     kind = data.get("type")
     if kind == MessageType.MOVE:
         if "unencodable" in data:
-            id, described = _fields(data, "id", "unencodable")
+            id, described, output = _fields(data, "id", "unencodable", optional=("output",))
             if not isinstance(described, dict) or set(described) != {"type", "repr"}:
                 _fail("unencodable must have exactly the keys type, repr")
             name = _str(described["type"], "unencodable type")[:100]
             shown = _str(described["repr"], "unencodable repr")[:MAX_CARD_TEXT]
-            return MoveReply(_int(id, "id"), unencodable=Unencodable(name, shown))
-        id, card = _fields(data, "id", "card")
+            unencodable = Unencodable(name, shown)
+            return MoveReply(_int(id, "id"), unencodable=unencodable, output=_output(output))
+        id, card, output = _fields(data, "id", "card", optional=("output",))
         if card is not None and type(card) not in (bool, int, float, str):
             _fail("card must be a JSON scalar")
-        return MoveReply(_int(id, "id"), card)
+        return MoveReply(_int(id, "id"), card, output=_output(output))
     if kind == MessageType.FAULT:
-        id, fault, detail = _fields(data, "id", "kind", "detail")
+        id, fault, detail, traceback, output = _fields(
+            data, "id", "kind", "detail", optional=("traceback", "output")
+        )
         if fault != FaultKind.CRASH.value:
             _fail("a fault from the host must be of kind crash")
-        return MoveFault(_int(id, "id"), FaultKind.CRASH, _str(detail, "detail"))
+        return MoveFault(
+            _int(id, "id"),
+            FaultKind.CRASH,
+            _str(detail, "detail"),
+            _traceback(traceback),
+            _output(output),
+        )
     if kind == MessageType.READY:
         (protocol,) = _fields(data, "protocol")
         return Ready(_int(protocol, "protocol"))
     if kind == MessageType.LOAD_ERROR:
-        fault, detail = _fields(data, "kind", "detail")
+        fault, detail, traceback = _fields(data, "kind", "detail", optional=("traceback",))
         if fault not in (FaultKind.ERROR.value, FaultKind.CRASH.value):
             _fail("a load error must be of kind error or crash")
-        return LoadError(FaultKind(fault), _str(detail, "detail"))
+        return LoadError(FaultKind(fault), _str(detail, "detail"), _traceback(traceback))
     _fail(f"unknown message type {clipped(str(kind))!r}")
 
 

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from cucumbers.faults import FaultKind, clipped
+from cucumbers.move_output import check_lines
+from cucumbers.tracebacks import BotTraceback
 
 MAX_DETAIL = 500  # replay-format.md, faults[].detail
 KINDS = sorted(k.value for k in FaultKind)
@@ -78,6 +80,8 @@ def check_shape(replay: Mapping[str, Any], out: list[str]) -> Game | None:
         shape = _Shape(out, len(players), game)
         top = "seed:integer engine:string players:players rounds:rounds faults:faults"
         top += " placement:seats capped:boolean"
+        if "revision" in replay:  # first: it says which per-move facts to expect
+            shape.revision("revision", replay["revision"])
         shape.keys("replay", replay, shape.schema(top))
         return game
     return None
@@ -93,6 +97,7 @@ class _Shape:
         self.fault_keys = self.schema(
             "seat:seat round:integer trick:integer kind:kind detail:detail"
         )
+        self.timed = False  # revision 2 and later: every decision's play has its ms
 
     def schema(self, text: str) -> dict[str, _Check]:
         """``"key:check ..."`` as a mapping from each key to the method checking its value."""
@@ -142,6 +147,36 @@ class _Shape:
         ok = isinstance(v, str) and len(v) <= MAX_DETAIL
         return self.need(ok, where, f"a string of at most {MAX_DETAIL} characters", v)
 
+    def revision(self, where: str, v: Any) -> None:
+        if self.need(is_int(v) and v >= 1, where, "an integer >= 1", v):
+            self.timed = v >= 2
+
+    def milliseconds(self, where: str, v: object) -> bool:
+        ok = type(v) in (int, float) and v >= 0  # type: ignore[operator]
+        return self.need(ok, where, "a number of milliseconds >= 0", v)
+
+    def output(self, where: str, v: object) -> None:
+        try:
+            ok = check_lines(v) == tuple(v)  # type: ignore[arg-type]
+        except ValueError:
+            ok = False
+        self.need(ok, where, "a list of strings within the output limits", v)
+
+    def traceback(self, where: str, v: object) -> None:
+        try:
+            BotTraceback.from_json(v)
+        except ValueError as error:
+            self.out.append(f"{where} must be a traceback: {error}")
+
+    def private_and_facts(self, where: str, play: dict[str, Any]) -> None:
+        """The optional per-move facts of a play (revision 2)."""
+        if "ms" in play:
+            self.milliseconds(f"{where}: ms", play["ms"])
+        elif self.timed and not play.get("auto"):
+            self.out.append(f"{where}: missing keys: ms (a revision 2 replay times each decision)")
+        if "output" in play:
+            self.output(f"{where}: output", play["output"])
+
     def listing(self, where: str, v: Any, item: _Check) -> None:
         if self.need(isinstance(v, list), where, "a list", v):
             for i, x in enumerate(v):
@@ -162,7 +197,12 @@ class _Shape:
                 self.keys(f"round {number}", rnd, self.round_keys)
 
     def faults(self, where: str, v: object) -> None:
-        self.listing(where, v, lambda at, fault: self.keys(at, fault, self.fault_keys))
+        self.listing(where, v, self.fault)
+
+    def fault(self, where: str, v: Any) -> None:
+        self.keys(where, v, self.fault_keys)
+        if isinstance(v, dict) and "traceback" in v:
+            self.traceback(f"{where}: traceback", v["traceback"])
 
     def scores(self, where: str, v: object) -> None:
         ok = isinstance(v, list) and len(v) == self.n and all(is_int(s) for s in v)
@@ -209,9 +249,13 @@ class _Shape:
                 and type(card := play.get("card")) is int
                 and low <= card <= high
                 and type(play.get("auto", False)) is bool
+                and (type(play.get("ms")) is float or (not self.timed and "ms" not in play))
+                and "output" not in play
             ):
                 continue
             at = where.replace(": plays", f" play {i}")
             self.keys(at, play, {"seat": self.seat, "card": self.card})
             if isinstance(play, dict) and "auto" in play:
                 self.boolean(f"{at}: auto", play["auto"])
+            if isinstance(play, dict):
+                self.private_and_facts(at, play)

@@ -9,9 +9,14 @@ at the first one where the bot now answers differently from the record (or fault
 >>> result.divergence is None                   # the bot played the recorded game again
 True
 
-What the views cannot restore: ``bank_seconds`` (the time bank is shown full; on the server
-it shrank when the bot overran) and anything the bot remembered from earlier games of its
-match (the bot object here has played none).
+A bot that keeps state across the games of its match (as the starter invites) is reproduced
+by :func:`reproduce_match`: the same bot object first gets its views of every earlier game of
+the match (its seat in each), then the game asked. Where the record has a fault and the bot
+now plays a legal card, the fault is *not reproduced*: repro cannot tell a fix from a fault
+that depends on what the replays do not give back, and says so.
+
+The time bank: a replay of revision 2 has each decision's time (``ms``), so the views show
+the bank as it shrank in the recorded game; an older replay's views show it full.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from .games import UnknownGameError, rules_for
 from .loader import describe_exception
 from .match import derive_seed
 from .runners.base import Limits
+from .tracebacks import BotTraceback, bot_traceback, format_json
 from .view import GameResult, GameStart, View
 
 
@@ -57,11 +63,18 @@ class Step:
     trick: int
     card: int | None
     fault: Mapping[str, Any] | None
+    ms: float | None = None
 
     def describe(self) -> str:
         if self.fault is None:
             return f"played {self.card}"
         return f"faulted: {self.fault['kind']}: {self.fault['detail']}"
+
+    def recorded_traceback(self) -> str | None:
+        """The fault's traceback as the owner's replay has it, or None."""
+        if self.fault is None or "traceback" not in self.fault:
+            return None
+        return format_json(self.fault["traceback"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,12 +86,14 @@ class Divergence:
         step: the recorded decision.
         view: the view the bot was given (the same the seat saw in the recorded game).
         now: what the bot does now, in words (``plays 9``, ``raises ZeroDivisionError ...``).
+        traceback: the bot's own frames when it raised now.
     """
 
     kind: Difference
     step: Step
     view: View
     now: str
+    traceback: BotTraceback | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,20 +104,34 @@ class ReproResult:
         seat: the seat that was replayed to the bot.
         decisions: decisions of that seat compared (the divergent one included).
         divergence: the first departure, or None when the bot plays the recorded game.
-        fixed: the record has a fault of this seat and the bot now plays a legal card there
-            in time; the comparison stops at that point, since the record goes on with the
-            engine's auto plays.
+        not_reproduced: the record has a fault of this seat and the bot now plays a legal
+            card there in time: the fault did not happen again (fixed, or it depends on what
+            the replay does not give back); the comparison stops at that point, since the
+            record goes on with the engine's auto plays.
+        game_number: the game's number in its match.
+        departures: decisions that departed from the record (when played to the end).
     """
 
     seat: int
     decisions: int
     divergence: Divergence | None
-    fixed: Step | None = None
+    not_reproduced: Step | None = None
+    game_number: int = 1
+    departures: int = 0
 
     @property
     def same(self) -> bool:
-        """The bot played every recorded decision the same (or now plays where it faulted)."""
+        """The bot played every recorded decision the same, or plays a legal card where it
+        faulted: what a regression test (``--pytest``) asks of a fixed bot."""
         return self.divergence is None
+
+    @property
+    def reproduced(self) -> bool:
+        """The recorded game happened again: every decision the same and, where the record
+        has the seat's fault, a fault again (``cucumbers repro`` exits 0)."""
+        if self.divergence is not None:
+            return self.divergence.kind is Difference.SAME_FAULT
+        return self.not_reproduced is None
 
 
 def recorded_steps(replay: Mapping[str, Any]) -> Iterator[Step]:
@@ -113,28 +142,36 @@ def recorded_steps(replay: Mapping[str, Any]) -> Iterator[Step]:
         for number, trick in enumerate(rnd["tricks"], start=1):
             for play in trick["plays"]:
                 seat = play["seat"]
+                ms = play.get("ms")
+                ms = float(ms) if type(ms) in (int, float) else None
                 if not play.get("auto"):
-                    yield Step(seat, rnd["number"], number, play["card"], None)
+                    yield Step(seat, rnd["number"], number, play["card"], None, ms)
                 elif (fault := faults.pop((seat, rnd["number"], number), None)) is not None:
-                    yield Step(seat, rnd["number"], number, None, fault)
+                    yield Step(seat, rnd["number"], number, None, fault, ms)
 
 
-def _ask(bot: Bot, view: View, seconds: float, hook_error: str | None) -> tuple[int | None, str]:
-    """The bot's card (None when it faults) and what it did, in words. A hook that raised
-    since the last move is this move's fault, as in a match."""
+#: What the bot did at a decision: its card (None when it faulted), in words, its traceback.
+Answer = tuple[int | None, str, BotTraceback | None]
+
+
+def _ask(
+    bot: Bot, view: View, seconds: float, hook_error: Answer | None, bot_file: str | None
+) -> Answer:
+    """The bot's card (None when it faults), what it did in words, and its traceback when
+    it raised. A hook that raised since the last move is this move's fault, as in a match."""
     if hook_error is not None:
-        return None, hook_error
+        return hook_error
     started = time.perf_counter()
     try:
         card = bot.play(view)
     except (Exception, SystemExit) as error:
-        return None, f"raises {describe_exception(error)}"
+        return None, f"raises {describe_exception(error)}", bot_traceback(error, bot_file)
     elapsed = time.perf_counter() - started
     if type(card) is not int or card not in view.legal:
-        return None, f"returns {card!r}, not a legal card (legal: {list(view.legal)})"
+        return None, f"returns {card!r}, not a legal card (legal: {list(view.legal)})", None
     if elapsed > seconds:
-        return None, f"plays {card} after {elapsed:.2f} s, over the {seconds:g} s it had"
-    return card, f"plays {card}"
+        return None, f"plays {card} after {elapsed:.2f} s, over the {seconds:g} s it had", None
+    return card, f"plays {card}", None
 
 
 def reproduce(
@@ -144,13 +181,19 @@ def reproduce(
     *,
     limits: Limits | None = None,
     game_number: int = 1,
+    bot_file: str | None = None,
+    to_the_end: bool = False,
 ) -> ReproResult:
     """Give ``bot`` the views seat ``seat`` saw in ``replay``, in order, with the hooks
     (``start_game``, ``end_round``, ``end_game``) at their places, and compare its moves
     with the record. Raises :class:`ReplayMismatch` when the replay cannot be rebuilt.
 
     ``limits`` give the views' ``move_seconds`` and ``bank_seconds`` (default: the usual
-    limits; the site's are the same) and the time a move may take here.
+    limits; the site's are the same) and the time a move may take here; ``game_number`` is
+    the game's number in its match (the bot's ``GameStart`` says it); ``bot_file``: the
+    bot's file, whose frames a traceback keeps. ``to_the_end``: go on past the first
+    departure to the end of the game, as for an earlier game of a match (the views are the
+    record's whatever the bot answers), counting departures.
     """
     limits = limits or Limits()
     try:
@@ -176,8 +219,16 @@ def reproduce(
             move_seconds=limits.move_seconds,
             bank_seconds=limits.bank_seconds,
         ),
+        bot_file,
     )
-    decisions, rounds_seen = 0, 0
+    bank = float(limits.bank_seconds)
+    decisions, rounds_seen, departures = 0, 0, 0
+    first: Divergence | None = None
+    not_reproduced: Step | None = None
+
+    def result() -> ReproResult:
+        return ReproResult(seat, decisions, first, not_reproduced, game_number, departures)
+
     for step in recorded_steps(replay):
         if state.to_move != step.seat or (step.card is not None and step.card not in state.legal()):
             raise ReplayMismatch(
@@ -186,47 +237,62 @@ def reproduce(
                 f" from another engine version, or edited?)"
             )
         if step.seat == seat:
-            view = state.view(seat, limits.move_seconds, limits.bank_seconds)
+            view = state.view(seat, limits.move_seconds, bank)
             decisions += 1
-            card, now = _ask(bot, view, allowed, hook_error)
+            card, now, trace = _ask(bot, view, allowed, hook_error, bot_file)
             hook_error = None
+            divergence: Divergence | None = None
             if step.fault is not None:
                 if card is None:
-                    return ReproResult(
-                        seat, decisions, Divergence(Difference.SAME_FAULT, step, view, now)
-                    )
-                return ReproResult(seat, decisions, None, fixed=step)
-            if card != step.card:
+                    divergence = Divergence(Difference.SAME_FAULT, step, view, now, trace)
+                elif first is None and not_reproduced is None:
+                    not_reproduced = step
+                    if not to_the_end:
+                        return result()
+            elif card != step.card:
                 kind = Difference.FAULT if card is None else Difference.MOVE
-                return ReproResult(seat, decisions, Divergence(kind, step, view, now))
+                divergence = Divergence(kind, step, view, now, trace)
+            if divergence is not None:
+                departures += divergence.kind is not Difference.SAME_FAULT
+                if first is None and not_reproduced is None:
+                    first = divergence
+                if not to_the_end:
+                    return result()
+            if step.ms is not None:  # the bank as the match loop drew on it
+                bank = max(0.0, bank - max(0.0, step.ms / 1000 - limits.move_seconds))
         if step.fault is not None:
             state.fault(FaultKind(step.fault["kind"]), str(step.fault["detail"]))
         else:
             state.play(step.card)
         while rounds_seen < state.rounds_finished:
-            hook_error = hook_error or _hook(bot.end_round, state.round_result(rounds_seen))
+            hook_error = hook_error or _hook(
+                bot.end_round, state.round_result(rounds_seen), bot_file
+            )
             rounds_seen += 1
     if not state.is_terminal:
         raise ReplayMismatch("the record ends before the game does on this engine")
     placement = tuple(state.placement())
-    bot.end_game(
+    _hook(
+        bot.end_game,
         GameResult(
             seat=seat,
             place=placement.index(seat) + 1,
             placement=placement,
             scores=tuple(state.scores),
             capped=state.capped,
-        )
+        ),
+        bot_file,
     )
-    return ReproResult(seat, decisions, None)
+    return result()
 
 
-def _hook(method: Callable[[Any], object], notice: object) -> str | None:
-    """Call a hook; what it raised, in words, or None."""
+def _hook(method: Callable[[Any], object], notice: object, bot_file: str | None) -> Answer | None:
+    """Call a hook; what it raised (a fault at the next move), or None."""
     try:
         method(notice)
     except (Exception, SystemExit) as error:
-        return f"{method.__name__} raises {describe_exception(error)}"
+        words = f"{method.__name__} raises {describe_exception(error)}"
+        return None, words, bot_traceback(error, bot_file)
     return None
 
 
@@ -252,32 +318,44 @@ def format_view(view: View) -> str:
     return "\n".join(lines)
 
 
-def format_result(result: ReproResult) -> str:
-    """What ``cucumbers repro`` prints."""
-    if result.fixed is not None:
-        return (
-            f"seat {result.seat}: the same {result.decisions - 1} decisions, then where the"
-            f" record has round {result.fixed.round} trick {result.fixed.trick}"
-            f" {result.fixed.describe()}, the bot now plays a legal card in time: fixed"
-        )
+def format_result(result: ReproResult, alone_note: str = "") -> str:
+    """What ``cucumbers repro`` prints of the game asked. ``alone_note``: why a fault that
+    is not reproduced may need what this replay alone does not give back."""
+    where = f"game {result.game_number}, seat {result.seat}"
+    if result.not_reproduced is not None:
+        step = result.not_reproduced
+        lines = [
+            f"{where}: the same {result.decisions - 1} decisions, then where the record has"
+            f" round {step.round} trick {step.trick} {step.describe()}, the bot now plays a"
+            " legal card in time: the fault is NOT reproduced",
+            "  it is fixed, or it depends on what was not given back here: "
+            + (alone_note or "the machine, the time, or randomness not drawn from bot_seed"),
+        ]
+        if (recorded := step.recorded_traceback()) is not None:
+            lines += ["the recorded traceback:", _indent(recorded)]
+        return "\n".join(lines)
     d = result.divergence
     if d is None:
         return (
-            f"seat {result.seat}: the bot played the recorded game again"
+            f"{where}: the bot played the recorded game again"
             f" ({result.decisions} decisions, all the same)"
         )
     what = {
-        Difference.MOVE: "plays differently",
-        Difference.FAULT: "faults",
-        Difference.SAME_FAULT: "faults again",
+        Difference.MOVE: "the bot plays differently",
+        Difference.FAULT: "the bot faults",
+        Difference.SAME_FAULT: "the fault is reproduced: the bot faults again",
     }[d.kind]
-    return "\n".join(
-        [
-            f"seat {result.seat}: decision {result.decisions}, round {d.step.round} trick"
-            f" {d.step.trick}: the bot {what}",
-            f"  recorded: {d.step.describe()}",
-            f"  now:      {d.now}",
-            "the view:",
-            format_view(d.view),
-        ]
-    )
+    lines = [
+        f"{where}: decision {result.decisions}, round {d.step.round} trick {d.step.trick}: {what}",
+        f"  recorded: {d.step.describe()}",
+        f"  now:      {d.now}",
+    ]
+    if d.traceback is not None:
+        lines += ["the traceback now:", _indent(d.traceback.format())]
+    elif (recorded := d.step.recorded_traceback()) is not None:
+        lines += ["the recorded traceback:", _indent(recorded)]
+    return "\n".join([*lines, "the view:", format_view(d.view)])
+
+
+def _indent(text: str) -> str:
+    return "\n".join(f"  {line}" for line in text.splitlines())

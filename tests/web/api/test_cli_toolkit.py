@@ -147,11 +147,18 @@ def test_the_owners_replay_carries_the_fault_that_repro_finds_again(
     (seat,) = bot_seats(replay, version.bot_id)
     (fault,) = replay["faults"]
     assert fault["kind"] == "crash" and "RuntimeError: trick 3 bug" in fault["detail"]
+    # The owner's replay and the download's faults file carry the whole traceback.
+    assert fault["traceback"]["exception"] == "RuntimeError: trick 3 bug"
+    assert fault["traceback"]["frames"][-1]["file"] == "crasher.py"
+    written = path.with_name(path.name.replace(".json.gz", ".faults.txt")).read_text()
+    assert 'File "crasher.py", line' in written and "RuntimeError: trick 3 bug" in written
+    assert f"/matches/{version.validation_match_id}/#g1-r" in written
     crasher = tmp_path / "crasher.py"
     crasher.write_text(CRASHER)
-    assert main(["repro", str(path), "--seat", str(seat), str(crasher)]) == 1
-    said = capsys.readouterr().out
-    assert "the bot faults again" in said and "raises RuntimeError: trick 3 bug" in said
-    crasher.write_text(CRASHER.replace("raise RuntimeError('trick 3 bug')", "pass"))
     assert main(["repro", str(path), "--seat", str(seat), str(crasher)]) == 0
-    assert "fixed" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert "the fault is reproduced" in said and "raises RuntimeError: trick 3 bug" in said
+    assert "the traceback now:" in said and 'File "crasher.py"' in said
+    crasher.write_text(CRASHER.replace("raise RuntimeError('trick 3 bug')", "pass"))
+    assert main(["repro", str(path), "--seat", str(seat), str(crasher)]) == 1
+    assert "the fault is NOT reproduced" in capsys.readouterr().out

@@ -1,6 +1,7 @@
-"""A bot's own words are its owner's: what it printed in each game of a ladder match, and
-the details of its faults, reach its owner and staff (page and API), never anyone else,
-who see the kind of fault and where it happened."""
+"""A bot's own words are its owner's: what it printed in each game of a ladder match (its
+tail, and its lines of each move), and the details and whole tracebacks of its faults, reach
+its owner and staff (page, API, replays), never anyone else, who see the kind of fault and
+where it happened, with a link to that move in the viewer."""
 
 from __future__ import annotations
 
@@ -30,7 +31,14 @@ def play(view):
     print("my secret plan", file=sys.stderr)
     return view.legal[0]
 """
-CRASHER = b"def play(view):\n    raise RuntimeError('the secret of my crash')\n"
+CRASHER = b"""def explode(view):
+    print("about to explode in trick", view.trick_number)
+    raise RuntimeError('the secret of my crash')
+
+
+def play(view):
+    return explode(view)
+"""
 
 
 def with_source(bot: Bot, data: bytes) -> Bot:
@@ -93,6 +101,53 @@ def test_fault_details_are_the_owners_others_see_the_kind_and_where(
         assert b"the secret of my crash" not in gzip.decompress(download.content)
 
 
+def test_the_whole_traceback_and_each_moves_lines_are_the_owners_with_a_link_for_all(
+    played: Match, user: User, staff: User
+) -> None:
+    from web.matches.models import MatchGame
+    from web.matches.replays import read_replay
+
+    bob = logged_in(User.objects.get(username="bob"))
+    replay_url = f"/api/matches/{played.pk}/games/1/replay/"
+    (fault,) = MatchGame.objects.get(match=played, number=1).faults
+    moment = fault["moment"]
+    assert moment.startswith(f"g1-r{fault['round']}-t{fault['trick']}-p")
+    assert not moment.endswith("-p0")  # the crasher's own play in that trick
+    frames = ['File "bot.py", line 7, in play', "return explode(view)", "line 3, in explode"]
+    for viewer in (bob, logged_in(staff)):
+        page = viewer.get(played.get_absolute_url()).content.decode()
+        assert all(html.escape(frame) in page for frame in frames), page
+        assert f'href="#{moment}"' in page
+        games = api_match(viewer, played)["games"]
+        assert isinstance(games, list)
+        api_fault = games[0]["faults"][0]
+        assert api_fault["traceback"]["exception"] == "RuntimeError: the secret of my crash"
+        assert api_fault["viewer"].endswith(f"/matches/{played.pk}/#{moment}")
+        replay = viewer.get(replay_url).json()
+        assert replay["faults"][0]["traceback"] == api_fault["traceback"]
+        outputs = [
+            p.get("output") for r in replay["rounds"] for t in r["tricks"] for p in t["plays"]
+        ]
+        assert ["about to explode in trick 1"] in outputs
+        download = gzip.decompress(
+            viewer.get(f"/matches/{played.pk}/games/1/replay.json.gz").content
+        )
+        assert b"return explode(view)" in download and b"about to explode" in download
+    for viewer in (logged_in(user), Client()):  # alice: her chatty bot's lines, not bob's
+        page = viewer.get(played.get_absolute_url()).content.decode()
+        assert "explode" not in page and f'href="#{moment}"' in page
+        api = api_match(viewer, played)
+        assert "explode" not in json.dumps(api) and "traceback" not in json.dumps(api)
+        assert "explode" not in json.dumps(viewer.get(replay_url).json())
+    mine = logged_in(user).get(replay_url).json()
+    printed = [p.get("output") for r in mine["rounds"] for t in r["tricks"] for p in t["plays"]]
+    assert ["my secret plan"] in printed
+    # The stored replay (what everyone else is served) holds no one's words.
+    stored = read_replay(MatchGame.objects.get(match=played, number=1))
+    assert stored["revision"] == 2 and "explode" not in json.dumps(stored)
+    assert "my secret plan" not in json.dumps(stored)
+
+
 def test_a_rotations_replays_and_output_are_held_until_its_whole_deal_set_is_played(
     user: User, staff: User, settings: object
 ) -> None:
@@ -112,7 +167,7 @@ def test_a_rotations_replays_and_output_are_held_until_its_whole_deal_set_is_pla
         text = page.content.decode()
         assert page.status_code == 200 and html.escape(HELD_MESSAGE) in text
         assert "data-replay-viewer" not in text and "my secret plan" not in text
-        assert "the secret of my crash" not in text
+        assert "the secret of my crash" not in text and "explode" not in text
         assert client.get(f"/matches/{first.pk}/games/1/replay.json.gz").status_code == 403
         api = client.get(f"/api/matches/{first.pk}/games/1/replay/")
         assert (api.status_code, api.json()["code"]) == (403, "replay_held")
@@ -123,6 +178,7 @@ def test_a_rotations_replays_and_output_are_held_until_its_whole_deal_set_is_pla
         assert all(g["replay"] is None and g["outputs"] == {} for g in games)
         assert any(g["faults"] for g in games)  # the crasher faulted
         assert all(f["detail"] == WITHHELD for g in games for f in g["faults"])
+        assert all("traceback" not in f for g in games for f in g["faults"])
     # The last rotation is played: every rotation shows its replays, and the owner's output.
     assert running.run_match(second.pk, SandboxKind.PROCESS).result is running.RunResult.FINISHED
     for match in (first, second):

@@ -108,6 +108,12 @@ class BotClient(ABC):
     def close(self) -> None:
         """Stop the bot and everything it started. Safe to call twice."""
 
+    def take_move_output(self) -> tuple[str, ...]:
+        """The lines the bot printed during its last :meth:`request_move` (answered or
+        faulted), and forget them (:mod:`cucumbers.move_output`). Runners that cannot tell
+        one move's output from another's keep this: none."""
+        return ()
+
     def load_fault(self) -> BotFault | None:
         """Why the bot could not be loaded once the runner has started it (its first move
         would raise this fault), or None. Runners whose bots cannot fail to load keep this."""

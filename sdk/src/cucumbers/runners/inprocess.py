@@ -10,7 +10,8 @@ from typing import Any
 
 from ..bot import Bot
 from ..faults import BotFault, FaultKind
-from ..loader import BotLoadError, describe_exception, load_bot
+from ..loader import BUILTIN_PREFIX, BotLoadError, describe_exception, load_bot, traceback_of
+from ..move_output import MoveCapture, TeeStream
 from ..view import GameResult, GameStart, RoundResult, View
 from .base import BotClient, BotSpec, Limits, Runner, RunnerName
 from .output import OutputTail, TextTail
@@ -24,14 +25,17 @@ class InProcessClient(BotClient):
     def __init__(self, spec: BotSpec, limits: Limits) -> None:
         self.spec = spec
         self._tail = OutputTail(limits.output_bytes)
-        self._stream = TextTail(self._tail)
+        self._capture = MoveCapture()
+        self._stream = TeeStream(TextTail(self._tail), self._capture)
+        self._move_output: tuple[str, ...] = ()
+        self._file = None if spec.source.startswith(BUILTIN_PREFIX) else spec.source
         self._bot: Bot | None = None
         self._load_fault: BotFault | None = None
         self._hook_fault: BotFault | None = None
         try:
             self._bot = self._call(load_bot, spec.source)
         except BotLoadError as error:
-            self._load_fault = BotFault(error.kind, str(error))
+            self._load_fault = BotFault(error.kind, str(error), traceback=error.traceback)
 
     def _call(self, function: Callable[..., Any], *args: object) -> Any:
         saved = sys.stdout, sys.stderr
@@ -48,7 +52,11 @@ class InProcessClient(BotClient):
             self._call(function, argument)
         except (Exception, SystemExit) as error:
             if self._hook_fault is None:
-                self._hook_fault = BotFault(FaultKind.CRASH, describe_exception(error))
+                self._hook_fault = BotFault(
+                    FaultKind.CRASH,
+                    describe_exception(error),
+                    traceback=traceback_of(error, self._file),
+                )
 
     def start_game(self, game: GameStart) -> None:
         self._hook_fault = None
@@ -65,12 +73,19 @@ class InProcessClient(BotClient):
         # Inlined rather than via _call: this runs for every move of every game.
         saved_out, saved_err = sys.stdout, sys.stderr
         sys.stdout = sys.stderr = self._stream
+        self._capture.start()
         try:
             return self._bot.play(view)
         except (Exception, SystemExit) as error:
-            raise BotFault(FaultKind.CRASH, describe_exception(error)) from None
+            trace = traceback_of(error, self._file)
+            raise BotFault(FaultKind.CRASH, describe_exception(error), traceback=trace) from None
         finally:
             sys.stdout, sys.stderr = saved_out, saved_err
+            self._move_output = self._capture.take()
+
+    def take_move_output(self) -> tuple[str, ...]:
+        output, self._move_output = self._move_output, ()
+        return output
 
     def end_round(self, result: RoundResult) -> None:
         if self._bot is not None:

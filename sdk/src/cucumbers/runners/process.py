@@ -76,6 +76,8 @@ class ProcessClient(BotClient):
         #: Why the bot never became ready; reported at its first move of every game.
         self._load_fault: BotFault | None = None
         self._last_id = 0
+        #: What the bot printed during its last move (from the host's answer).
+        self._move_output: tuple[str, ...] = ()
         self._spawn()
 
     def _spawn(self) -> None:
@@ -113,7 +115,7 @@ class ProcessClient(BotClient):
                 self._ready = True
                 return
             if isinstance(message, LoadError):
-                fault = BotFault(message.kind, message.detail)
+                fault = BotFault(message.kind, message.detail, traceback=message.traceback)
             elif isinstance(message, Ready):
                 fault = BotFault(
                     FaultKind.PROTOCOL,
@@ -158,6 +160,7 @@ class ProcessClient(BotClient):
         if host is None:
             raise BotFault(FaultKind.CRASH, "the bot's process is not running")
         deadline = time.monotonic() + timeout
+        self._move_output = ()
         self._last_id += 1
         number = self._last_id
         host.send(MoveRequest(number, view))
@@ -168,8 +171,9 @@ class ProcessClient(BotClient):
                     raise ProtocolError(f"an unexpected {type(message).__name__} message")
                 if message.id != number:
                     continue  # a late answer to an earlier request
+                self._move_output = message.output
                 if isinstance(message, MoveFault):
-                    raise BotFault(message.kind, message.detail)
+                    raise BotFault(message.kind, message.detail, traceback=message.traceback)
                 if message.unencodable is not None:
                     raise BotFault(FaultKind.ILLEGAL_MOVE, message.unencodable.describe(view.legal))
                 return message.card
@@ -197,6 +201,10 @@ class ProcessClient(BotClient):
 
     def load_fault(self) -> BotFault | None:
         return self._load_fault
+
+    def take_move_output(self) -> tuple[str, ...]:
+        output, self._move_output = self._move_output, ()
+        return output
 
     def take_output(self) -> str:
         if self._host is not None:
