@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .cli_args import _whole
 from .cli_args import fail as _fail
 from .cli_args import positive_arg as _positive
 from .cli_args import seed_arg as _seed
@@ -20,6 +21,10 @@ def _deals(text: str) -> int:
     if value < 2:
         raise argparse.ArgumentTypeError("at least 2 deals (an interval needs two)")
     return value
+
+
+def _top(text: str) -> int:
+    return _whole(text, 0, "a whole number", "must be 0 (all) or more")
 
 
 def cmd_review(args: argparse.Namespace) -> int:
@@ -62,11 +67,11 @@ def add_review_command(commands: Any) -> None:
         help="how much each decision of a seat cost it, by estimate: the biggest mistakes",
         description="For each decision of seat N with more than one legal card, estimate every"
         " legal card's expected cost to the seat this round (cucumbers or points) from that"
-        " seat's own information: the unseen cards dealt to the other seats in DEALS ways"
+        " seat's own information: the unseen cards dealt to the other seats in N ways (--deals)"
         " consistent with its view, as builtin:search samples them, each card played on the"
         " same deals and the round finished with builtin:heuristic's core rules for every"
         " seat. The played card's regret is its expected cost less the best card's, with a"
-        " 95%% interval. The same replay, seat, seed and deals give the same review. An"
+        " 95% interval. The same replay, seat, seed and deals give the same review. An"
         " estimate, not a verdict: the playouts assume every seat then plays like the"
         " heuristic, and only this round's penalty counts (not the score, nor the next rounds).",
     )
@@ -86,7 +91,7 @@ def add_review_command(commands: Any) -> None:
     )
     review.add_argument(
         "--top",
-        type=int,
+        type=_top,
         default=10,
         metavar="N",
         help="decisions to list, the biggest mistakes first (default: %(default)s; 0: all)",
