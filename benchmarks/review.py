@@ -6,8 +6,8 @@ every game by the match loop), played in process; then every seat of every game 
 with ``--deals`` deals per decision (:func:`cucumbers.review.review_game`, seed 0). Per bot:
 its decisions with a choice, the mean regret per decision with a 95% interval (over
 decisions), the share of decisions with a regret of 0.5 or more, and the regret per game. Per
-game: the review's wall time for one seat (what one "Review" of a game costs) and per
-decision, on this machine, one process.
+game: the review's CPU time for one seat (what one "Review" of a game costs a worker), its
+wall time (which a busy machine inflates), and the CPU time per decision; one process.
 
 Expected: search's moves review near zero (its playouts are the review's), random's clearly
 higher; docs/bots.md ("Reviewing a game") has the figures of a longer run.
@@ -21,7 +21,7 @@ import argparse
 import math
 import statistics
 from dataclasses import dataclass, field
-from time import perf_counter
+from time import perf_counter, process_time
 
 from cucumbers.games import GameName, rules_for
 from cucumbers.match import play_match
@@ -58,6 +58,7 @@ def run(game: str, games: int, deals: int) -> None:
     specs = [BotSpec(f"builtin:{bot}", bot) for bot in BOTS]
     tallies = {bot: Tally() for bot in BOTS}
     seconds: list[float] = []
+    cpu: list[float] = []
     per_decision: list[float] = []
     outcomes = play_match(
         rules,
@@ -69,12 +70,12 @@ def run(game: str, games: int, deals: int) -> None:
     for outcome in outcomes:
         assert outcome.replay is not None
         for seat, index in enumerate(outcome.bots):
-            started = perf_counter()
+            started, started_cpu = perf_counter(), process_time()
             review = review_game(outcome.replay, seat, deals=deals)
-            took = perf_counter() - started
-            seconds.append(took)
+            seconds.append(perf_counter() - started)
+            cpu.append(process_time() - started_cpu)
             if review.decisions:
-                per_decision.append(took / len(review.decisions))
+                per_decision.append(cpu[-1] / len(review.decisions))
             tally = tallies[BOTS[index]]
             tally.regrets.extend(d.regret for d in review.decisions)
             tally.games += 1
@@ -86,9 +87,9 @@ def run(game: str, games: int, deals: int) -> None:
     for bot in BOTS:
         print(tallies[bot].line(bot, rules.unit))
     print(
-        f"review of one seat's game: median {statistics.median(seconds):.2f} s, max"
-        f" {max(seconds):.2f} s; per decision median"
-        f" {1000 * statistics.median(per_decision):.1f} ms"
+        f"review of one seat's game: CPU median {statistics.median(cpu):.2f} s, max"
+        f" {max(cpu):.2f} s (wall median {statistics.median(seconds):.2f} s); CPU per"
+        f" decision median {1000 * statistics.median(per_decision):.1f} ms"
     )
 
 
