@@ -130,6 +130,38 @@ def test_v_cycles_the_views_and_a_linked_seat_view_opens_as_that_seat(
     assert viewer.key.endswith("-s0")
 
 
+def decisions_of(replay: Replay, seat: int) -> list[str]:
+    """The viewer's keys of ``seat``'s decisions in order: the position just before each of
+    its plays (for a trick it leads after the first, the previous trick complete)."""
+    keys = []
+    for r, rnd in enumerate(replay["rounds"], 1):
+        for t, trick in enumerate(rnd["tricks"], 1):
+            for i, play in enumerate(trick["plays"]):
+                if play["seat"] == seat and not play.get("auto"):
+                    if i == 0 and t > 1:
+                        keys.append(key(1, r, t - 1, len(rnd["tricks"][t - 2]["plays"])))
+                    else:
+                        keys.append(key(1, r, t, i))
+    return keys
+
+
+def test_n_and_p_step_through_one_seats_moves(page: Any, live_server: Any, match: Match) -> None:
+    seat = 1
+    viewer = open_match(page, live_server, match)
+    assert not viewer.root.locator('[data-action="decision-forward"]').is_visible()
+    viewer.root.locator("[data-view]").select_option(str(seat))
+    viewer.take_keys()
+    expected = decisions_of(GAME_1, seat)
+    for position in expected[:6]:
+        page.keyboard.press("n")
+        viewer.wait(f"{position}-s{seat}")
+        assert viewer.root.locator("[data-decision]").count() == 1
+    page.keyboard.press("p")
+    viewer.wait(f"{expected[4]}-s{seat}")
+    viewer.root.locator('[data-action="decision-forward"]').click()
+    viewer.wait(f"{expected[5]}-s{seat}")
+
+
 def with_move_facts(replay: Replay, seat: int) -> Replay:
     """The replay with per-move facts on ``seat``'s plays: a time, and output lines that
     hold markup (which must show as text)."""
@@ -176,14 +208,12 @@ def test_the_seat_view_on_a_phone_by_touch(browser: Any, live_server: Any, match
     viewer.root.locator("[data-view]").select_option(str(seat))
     viewer.wait(f"{key(1, *at)}-s{seat}")
     check_seat_view(viewer, GAME_1, seat, at)
-    # A tap on the next-play button steps, and the seat view stays on.
-    viewer.root.locator('[data-action="play-forward"]').tap()
-    page.wait_for_function(
-        "k => document.querySelector('[data-viewer-game=\"1\"]').dataset.positionKey !== k",
-        arg=f"{key(1, *at)}-s{seat}",
-    )
-    assert viewer.key.endswith(f"-s{seat}")
-    viewer.root.locator('[data-action="play-back"]').tap()
+    # A tap steps to the seat's next move, and back; the seat view stays on.
+    moves = decisions_of(GAME_1, seat)
+    here = moves.index(key(1, *at))
+    viewer.root.locator('[data-action="decision-forward"]').tap()
+    viewer.wait(f"{moves[here + 1]}-s{seat}")
+    viewer.root.locator('[data-action="decision-back"]').tap()
     viewer.wait(f"{key(1, *at)}-s{seat}")
     width = page.evaluate("() => document.documentElement.scrollWidth")
     assert width <= PHONE["width"], "the page scrolls sideways on a phone"

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import {
-  faultPosition, indexOf, legalCards, moveFacts, nextPlay, parseKey, positionKey, seatView, step, tableAt, timeline,
+  faultPosition, indexOf, legalCards, moveFacts, nextPlay, parseKey, positionKey, seatDecision, seatView, step, tableAt, timeline,
 } from "../../sdk/src/cucumbers/viewer/model.js";
 
 const files = (process.env.VIEWER_REPLAYS ?? "").split(":").filter(Boolean);
@@ -97,6 +97,18 @@ for (const replay of replays) {
     });
     const plays = replay.rounds.flatMap((r) => r.tricks.flatMap((t) => t.plays)).filter((p) => !p.auto).length;
     assert.equal(decisions, plays, "one decision per play the bots chose");
+  });
+
+  test(`${name}: stepping by a seat's moves visits exactly its decisions, both ways`, () => {
+    for (let seat = 0; seat < replay.players.length; seat++) {
+      const expected = positions.map((pos, i) => (seatView(replay, pos, seat).toMove ? i : -1)).filter((i) => i >= 0);
+      const forward = [];
+      for (let i = -1, next; (next = seatDecision(replay, positions, i, seat, 1)) !== i; i = next) forward.push(next);
+      assert.deepEqual(forward, expected);
+      const back = [];
+      for (let i = positions.length, next; (next = seatDecision(replay, positions, i, seat, -1)) !== i; i = next) back.push(next);
+      assert.deepEqual(back, [...expected].reverse());
+    }
   });
 
   test(`${name}: stepping by trick stops at complete tricks, by round at deals`, () => {

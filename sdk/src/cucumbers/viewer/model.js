@@ -333,6 +333,19 @@ export function nextPlay(replay, pos) {
 }
 
 /**
+ * The timeline index of the next (`dir` +1) or previous (-1) position at which `seat` is to
+ * play a card it chose (its decisions: not the engine's auto plays), or `index` itself when
+ * there is none that way.
+ */
+export function seatDecision(replay, positions, index, seat, dir) {
+  for (let i = index + dir; i >= 0 && i < positions.length; i += dir) {
+    const next = nextPlay(replay, positions[i]);
+    if (next && next.play.seat === seat && next.play.auto !== true) return i;
+  }
+  return index;
+}
+
+/**
  * The legal cards of a sorted `hand` on a trick whose highest card is `high` (0 when
  * leading), distinct and sorted: every card at least `high`, and the lowest card (rules.md,
  * shared trick rule 2).
@@ -369,12 +382,12 @@ export function moveFacts(play) {
  * The table as seat `seat` saw it at `pos` (the seat view): its own hand only, how many cards
  * each other seat holds, and when the next play is its own decision (not an engine's auto
  * play), its legal cards, the card it chose and that move's facts ({@link moveFacts}).
+ * `table` is {@link tableAt} of the same position, when the caller has it already.
  *
  * @returns {{seat: number, counts: number[], toMove: boolean, legal: number[],
  *   chosen: (number|null), facts: (null|{ms: (number|null), output: (string[]|null)})}}
  */
-export function seatView(replay, pos, seat) {
-  const table = tableAt(replay, pos);
+export function seatView(replay, pos, seat, table = tableAt(replay, pos)) {
   const counts = table.seats.map((s) => (s.inPlay ? s.hand.length : 0));
   const next = nextPlay(replay, pos);
   const mine = next !== null && next.play.seat === seat && next.play.auto !== true && Number.isInteger(next.play.card);

@@ -16,7 +16,7 @@
  *
  * @module viewer
  */
-import { cardName, gameInfo, indexOf, parseKey, positionKey, roundsOf, seatView, step, tableAt, timeline } from "./model.js";
+import { cardName, gameInfo, indexOf, parseKey, positionKey, roundsOf, seatDecision, seatView, step, tableAt, timeline } from "./model.js";
 
 /** Keyboard shortcuts, drawn on the page as help. */
 export const SHORTCUTS = [
@@ -26,6 +26,7 @@ export const SHORTCUTS = [
   ["Home / End", "start / end of the game"],
   ["Space", "play / pause"],
   ["V", "next view: every hand, then each seat's own"],
+  ["N / P", "in a seat's view: its next / previous move"],
 ];
 
 /** A bot's output during one move is shown up to this many lines (the rest is counted). */
@@ -71,10 +72,11 @@ export function mountViewer(root, replay, { game = 1, onMove = () => {} } = {}) 
   function render() {
     const pos = positions[state.index];
     const table = tableAt(replay, pos);
-    const view = state.seat === null ? null : seatView(replay, pos, state.seat);
+    const view = state.seat === null ? null : seatView(replay, pos, state.seat, table);
     root.dataset.positionKey = positionKey(game, pos, state.seat);
     root.dataset.view = view ? String(view.seat) : "all";
     parts.view.value = root.dataset.view;
+    for (const button of parts.seatButtons) button.hidden = view === null;
     root.dataset.positionIndex = String(state.index);
     parts.position.textContent = `Round ${table.roundNumber} of ${table.rounds} · trick ${table.trickNumber} of ${table.tricks} · move ${state.index} of ${positions.length - 1}`;
     parts.scrub.value = String(state.index);
@@ -114,7 +116,10 @@ export function mountViewer(root, replay, { game = 1, onMove = () => {} } = {}) 
     game,
     root,
     goTo,
-    move: (unit, dir) => goTo(step(replay, positions, state.index, unit, dir)),
+    move(unit, dir) {
+      if (unit !== "decision") goTo(step(replay, positions, state.index, unit, dir));
+      else if (state.seat !== null) goTo(seatDecision(replay, positions, state.index, state.seat, dir));
+    },
     toggle: () => (state.timer ? pause() : play()),
     key: () => root.dataset.positionKey,
     /** See the table as `seat` saw it, or every hand (`null`). */
@@ -161,6 +166,8 @@ function skeleton(root, replay, game) {
     h("option", { value: "all" }, "Every hand"),
     ...Array.from({ length: players }, (_, seat) => h("option", { value: seat }, `Seen by ${seatName(replay, seat)}`)),
   );
+  // Shown in a seat's view only: step from one of its moves to the next.
+  const seatButtons = [button("decision-back", "◀ Its move", "Previous move of this seat (P)"), button("decision-forward", "Its move ▶", "Next move of this seat (N)")];
   const controls = h(
     "div",
     { class: "cv-controls", role: "toolbar", "aria-label": "Replay controls" },
@@ -173,6 +180,7 @@ function skeleton(root, replay, game) {
     button("round-forward", "Round ▶", "Next round (PgDn or ])"),
     speed,
     view,
+    ...seatButtons,
     link,
   );
   root.classList.add("cv");
@@ -187,7 +195,7 @@ function skeleton(root, replay, game) {
     h("details", { class: "cv-round-list" }, h("summary", {}, "Rounds"), rounds),
     h("p", { class: "cv-help", "data-shortcuts": true }, "Keys: ", ...SHORTCUTS.flatMap(([keys, what], i) => [i ? " · " : "", h("kbd", {}, keys), ` ${what}`])),
   );
-  return { controls, toggle, speed, view, scrub, position, link, seats, center, rounds };
+  return { controls, toggle, speed, view, seatButtons, scrub, position, link, seats, center, rounds };
 }
 
 /** One entry of the round list: its number, loser and penalty; a button that jumps there. */
@@ -211,6 +219,8 @@ function wireControls(parts, viewer, positions) {
     "play-forward": () => viewer.move("play", 1),
     "trick-forward": () => viewer.move("trick", 1),
     "round-forward": () => viewer.move("round", 1),
+    "decision-back": () => viewer.move("decision", -1),
+    "decision-forward": () => viewer.move("decision", 1),
   };
   viewer.root.addEventListener("click", (event) => {
     const target = event.target.closest("[data-action], [data-round]");
@@ -246,6 +256,10 @@ export function actionFor(event) {
     " ": ["toggle"],
     v: ["view"],
     V: ["view"],
+    n: ["decision", 1],
+    N: ["decision", 1],
+    p: ["decision", -1],
+    P: ["decision", -1],
   };
   return table[key] ?? null;
 }
