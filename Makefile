@@ -75,6 +75,7 @@ bench: sandbox services
 	$(BIN)/python benchmarks/pipeline.py
 	$(BIN)/python benchmarks/ladder_convergence.py --field house --runs 21
 	$(BIN)/python benchmarks/report_check.py
+	$(BIN)/python benchmarks/review.py
 	$(BIN)/python benchmarks/pages.py
 	$(BIN)/python benchmarks/web.py
 

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import {
-  faultPosition, indexOf, parseKey, positionKey, step, tableAt, timeline,
+  faultPosition, indexOf, legalCards, moveFacts, nextPlay, parseKey, positionKey, seatDecision, seatView, step, tableAt, timeline,
 } from "../../sdk/src/cucumbers/viewer/model.js";
 
 const files = (process.env.VIEWER_REPLAYS ?? "").split(":").filter(Boolean);
@@ -62,6 +62,55 @@ for (const replay of replays) {
     });
   });
 
+  test(`${name}: a seat view's key round-trips too, and says whose view it is`, () => {
+    positions.forEach((pos, i) => {
+      const parsed = parseKey(positionKey(1, pos, 2));
+      assert.equal(parsed.seat, 2);
+      assert.equal(indexOf(positions, parsed), i);
+    });
+    assert.equal(parseKey(positionKey(1, positions[0])).seat, null);
+  });
+
+  test(`${name}: in a seat view, every decision of that seat and nothing else is to move`, () => {
+    const seats = replay.players.length;
+    let decisions = 0;
+    positions.forEach((pos) => {
+      const next = nextPlay(replay, pos);
+      for (let seat = 0; seat < seats; seat++) {
+        const view = seatView(replay, pos, seat);
+        const table = tableAt(replay, pos);
+        assert.deepEqual(view.counts, table.seats.map((s) => (s.inPlay ? s.hand.length : 0)));
+        const mine = next !== null && next.play.seat === seat && !next.play.auto;
+        assert.equal(view.toMove, mine, JSON.stringify({ pos, seat }));
+        if (!mine) continue;
+        decisions += 1;
+        const trick = replay.rounds[pos.round].tricks[next.trick];
+        const high = Math.max(0, ...trick.plays.slice(0, next.index).map((p) => p.card));
+        const hand = table.seats[seat].hand;
+        // rules.md, shared trick rule 2: at least the high card, or the lowest card.
+        const expected = [...new Set(hand.filter((c) => c >= high || c === Math.min(...hand)))].sort((a, b) => a - b);
+        assert.deepEqual(view.legal, expected);
+        assert.ok(view.legal.includes(view.chosen));
+        assert.equal(view.chosen, next.play.card);
+        assert.deepEqual(view.facts, { ms: null, output: null });
+      }
+    });
+    const plays = replay.rounds.flatMap((r) => r.tricks.flatMap((t) => t.plays)).filter((p) => !p.auto).length;
+    assert.equal(decisions, plays, "one decision per play the bots chose");
+  });
+
+  test(`${name}: stepping by a seat's moves visits exactly its decisions, both ways`, () => {
+    for (let seat = 0; seat < replay.players.length; seat++) {
+      const expected = positions.map((pos, i) => (seatView(replay, pos, seat).toMove ? i : -1)).filter((i) => i >= 0);
+      const forward = [];
+      for (let i = -1, next; (next = seatDecision(replay, positions, i, seat, 1)) !== i; i = next) forward.push(next);
+      assert.deepEqual(forward, expected);
+      const back = [];
+      for (let i = positions.length, next; (next = seatDecision(replay, positions, i, seat, -1)) !== i; i = next) back.push(next);
+      assert.deepEqual(back, [...expected].reverse());
+    }
+  });
+
   test(`${name}: stepping by trick stops at complete tricks, by round at deals`, () => {
     let i = 0;
     while (i < positions.length - 1) {
@@ -108,9 +157,22 @@ for (const replay of replays) {
   }
 }
 
+test("per-move facts are read defensively: missing, wrong types, or in facts", () => {
+  assert.deepEqual(moveFacts({ seat: 0, card: 3 }), { ms: null, output: null });
+  assert.deepEqual(moveFacts({ ms: "12", output: 5 }), { ms: null, output: null });
+  assert.deepEqual(moveFacts({ ms: -1, seconds: 0.25 }), { ms: 250, output: null });
+  assert.deepEqual(moveFacts({ facts: { ms: 4, output: "a\nb\n" } }), { ms: 4, output: ["a", "b"] });
+  assert.deepEqual(moveFacts({ output: ["x", 1] }), { ms: null, output: ["x", "1"] });
+  assert.deepEqual(legalCards([2, 5, 5, 9, 13], 7), [2, 9, 13]);
+  assert.deepEqual(legalCards([4, 4], 9), [4]);
+});
+
 test("a broken replay draws without throwing", () => {
   for (const broken of [{}, null, { rounds: [{ tricks: "x" }], players: 3 }, { rounds: [{ hands: [[1], null], tricks: [{ plays: [{ seat: 0 }] }] }] }]) {
-    for (const pos of timeline(broken)) tableAt(broken, pos);
+    for (const pos of timeline(broken)) {
+      tableAt(broken, pos);
+      seatView(broken, pos, 0);
+    }
   }
   assert.equal(parseKey("#nope"), null);
 });

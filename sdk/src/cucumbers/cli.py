@@ -2,7 +2,8 @@
 
 ``cucumbers new NAME``, ``cucumbers play BOT BOT...``, ``cucumbers validate BOT``,
 ``cucumbers replay FILE``, ``cucumbers check-replay FILE|DIR...``,
-``cucumbers repro REPLAY --seat N BOT``, ``cucumbers compare NEW OLD``, and with a server
+``cucumbers repro REPLAY --seat N BOT``, ``cucumbers review REPLAY --seat N``,
+``cucumbers compare NEW OLD``, and with a server
 ``cucumbers upload FILE --bot NAME [--wait]``, ``cucumbers matches --bot NAME`` and
 ``cucumbers download --bot NAME``; ``--help`` on each.
 """
@@ -25,6 +26,7 @@ from .cli_args import fail as _fail
 from .cli_args import positive_arg as _positive
 from .cli_args import seconds_arg as _seconds
 from .cli_args import seed_arg as _seed
+from .cli_review import add_review_command
 from .cli_site import add_site_commands
 from .cli_tools import add_tool_commands
 from .games import FIVE_CUCUMBERS, UnknownGameError, registry, rules_for
@@ -365,6 +367,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.set_defaults(run=cmd_check_replay)
 
     add_tool_commands(commands)
+    add_review_command(commands)
     add_site_commands(commands)
     return parser
 

@@ -37,6 +37,32 @@ DEFAULT_TIME_SHARE = 0.25
 RIVAL_BONUS = 1.0
 
 
+def trick_after_each_card(view: View) -> dict[int, TrickState]:
+    """For each legal card of ``view``, the trick once the seat has played it, in the
+    simulator's positions (the seats still in the game, clockwise): who plays next, how many
+    cards are in it, its high card, the position holding that card and whether it holds a 1.
+    The search bot's playouts and the move review (:mod:`cucumbers.review`) start there."""
+    seats = view.active
+    position = {seat: i for i, seat in enumerate(seats)}
+    me = position[view.seat]
+    high = view.high or 0
+    winner, running, has_one = me, 0, False
+    for play in view.trick:
+        if play.card >= running:
+            running, winner = play.card, position[play.seat]
+        has_one = has_one or play.card == 1
+    return {
+        card: TrickState(
+            (me + 1) % len(seats),
+            len(view.trick) + 1,
+            max(card, high),
+            me if card >= high else winner,
+            has_one or card == 1,
+        )
+        for card in view.legal
+    }
+
+
 class SearchBot(Bot):
     """Determinized Monte Carlo search: see the module docstring.
 
@@ -95,23 +121,7 @@ class SearchBot(Bot):
         seats = view.active
         position = {seat: i for i, seat in enumerate(seats)}
         me = position[view.seat]
-        high = view.high or 0
-        winner, running, has_one = me, 0, False
-        for play in view.trick:
-            if play.card >= running:
-                running, winner = play.card, position[play.seat]
-            has_one = has_one or play.card == 1
-        # The trick after each of our cards: who holds it, with which high card.
-        tricks = {
-            card: TrickState(
-                (me + 1) % len(seats),
-                len(view.trick) + 1,
-                max(card, high),
-                me if card >= high else winner,
-                has_one or card == 1,
-            )
-            for card in legal
-        }
+        tricks = trick_after_each_card(view)
         costs = outcome_costs(view, seats, self.rival_bonus)
         totals = dict.fromkeys(legal, 0.0)
         hands: list[list[int]] = [[] for _ in seats]

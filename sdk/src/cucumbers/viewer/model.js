@@ -129,21 +129,26 @@ export function step(replay, positions, index, unit, dir) {
 
 const clamp = (n, lo, hi) => Math.max(lo, Math.min(hi, n));
 
-/** The URL-hash key of a position: `g2-r3-t4-p2` (game, round number, trick and plays from 1). */
-export function positionKey(game, pos) {
-  return `g${game}-r${pos.round + 1}-t${pos.trick + 1}-p${pos.played}`;
+/**
+ * The URL-hash key of a position: `g2-r3-t4-p2` (game, round number, trick and plays from 1),
+ * and `-s1` when the table is seen as seat 1 sees it (the seat view).
+ */
+export function positionKey(game, pos, seat = null) {
+  const key = `g${game}-r${pos.round + 1}-t${pos.trick + 1}-p${pos.played}`;
+  return Number.isInteger(seat) ? `${key}-s${seat}` : key;
 }
 
 /**
  * Parse a key made by {@link positionKey} (a leading `#` is allowed).
- * @returns {{game: number, round: number, trick: number, played: number} | null}
- *   indexes from 0 for round and trick, or null if it is not a position key.
+ * @returns {{game: number, round: number, trick: number, played: number, seat: (number|null)} | null}
+ *   indexes from 0 for round and trick, the seat view's seat (null: every hand), or null if
+ *   it is not a position key.
  */
 export function parseKey(text) {
-  const m = /^#?g(\d+)(?:-r(\d+)(?:-t(\d+)(?:-p(\d+))?)?)?$/.exec(String(text).trim());
+  const m = /^#?g(\d+)(?:-r(\d+)(?:-t(\d+)(?:-p(\d+))?)?)?(?:-s(\d+))?$/.exec(String(text).trim());
   if (!m) return null;
-  const [game, round, trick, played] = m.slice(1).map((v) => (v === undefined ? null : Number(v)));
-  return { game, round: Math.max((round ?? 1) - 1, 0), trick: Math.max((trick ?? 1) - 1, 0), played: played ?? 0 };
+  const [game, round, trick, played, seat] = m.slice(1).map((v) => (v === undefined ? null : Number(v)));
+  return { game, round: Math.max((round ?? 1) - 1, 0), trick: Math.max((trick ?? 1) - 1, 0), played: played ?? 0, seat };
 }
 
 /**
@@ -312,4 +317,84 @@ export function penaltyCards(history, seatCount, disqualifiedAt) {
     [...list(round.eliminated), ...disqualifiedAt(round, index)].forEach((s) => lying[s] && (lying[s] = []));
   });
   return lying;
+}
+
+/**
+ * The play that comes next after `pos`, with where it is: the next card of this trick, or
+ * the first of the round's next trick once this one is complete; null at a round's end.
+ */
+export function nextPlay(replay, pos) {
+  const round = roundsOf(replay)[pos.round];
+  if (!round) return null;
+  const trick = round.tricks[pos.trick];
+  if (trick && pos.played < trick.plays.length) return { play: trick.plays[pos.played], trick: pos.trick, index: pos.played };
+  const following = round.tricks[pos.trick + 1];
+  return following?.plays.length ? { play: following.plays[0], trick: pos.trick + 1, index: 0 } : null;
+}
+
+/**
+ * The timeline index of the next (`dir` +1) or previous (-1) position at which `seat` is to
+ * play a card it chose (its decisions: not the engine's auto plays), or `index` itself when
+ * there is none that way.
+ */
+export function seatDecision(replay, positions, index, seat, dir) {
+  for (let i = index + dir; i >= 0 && i < positions.length; i += dir) {
+    const next = nextPlay(replay, positions[i]);
+    if (next && next.play.seat === seat && next.play.auto !== true) return i;
+  }
+  return index;
+}
+
+/**
+ * The legal cards of a sorted `hand` on a trick whose highest card is `high` (0 when
+ * leading), distinct and sorted: every card at least `high`, and the lowest card (rules.md,
+ * shared trick rule 2).
+ */
+export function legalCards(hand, high) {
+  const distinct = [...new Set(hand)].sort((a, b) => a - b);
+  return distinct.filter((card, i) => i === 0 || card >= high);
+}
+
+/**
+ * What one move's per-move facts say, read defensively: replays before per-move facts have
+ * none, and a public replay never carries a bot's output. `ms` (or `seconds`) is the time
+ * the move took; `output` the lines the bot printed during it (a list of lines or one text),
+ * present only in the owner's copy. Either may sit on the play itself or in its `facts`.
+ * @returns {{ms: (number|null), output: (string[]|null)}}
+ */
+export function moveFacts(play) {
+  const sources = [obj(play), obj(obj(play).facts)];
+  const number = (v) => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : null);
+  let ms = null;
+  let output = null;
+  for (const source of sources) {
+    ms ??= number(source.ms) ?? (number(source.seconds) === null ? null : number(source.seconds) * 1000);
+    const raw = source.output;
+    if (output === null && (typeof raw === "string" || Array.isArray(raw))) {
+      const lines = (Array.isArray(raw) ? raw : raw.split("\n")).map(String);
+      output = lines.length && lines.at(-1) === "" ? lines.slice(0, -1) : lines;
+    }
+  }
+  return { ms, output };
+}
+
+/**
+ * The table as seat `seat` saw it at `pos` (the seat view): its own hand only, how many cards
+ * each other seat holds, and when the next play is its own decision (not an engine's auto
+ * play), its legal cards, the card it chose and that move's facts ({@link moveFacts}).
+ * `table` is {@link tableAt} of the same position, when the caller has it already.
+ *
+ * @returns {{seat: number, counts: number[], toMove: boolean, legal: number[],
+ *   chosen: (number|null), facts: (null|{ms: (number|null), output: (string[]|null)})}}
+ */
+export function seatView(replay, pos, seat, table = tableAt(replay, pos)) {
+  const counts = table.seats.map((s) => (s.inPlay ? s.hand.length : 0));
+  const next = nextPlay(replay, pos);
+  const mine = next !== null && next.play.seat === seat && next.play.auto !== true && Number.isInteger(next.play.card);
+  if (!mine) return { seat, counts, toMove: false, legal: [], chosen: null, facts: null };
+  const round = roundsOf(replay)[pos.round];
+  const before = next.trick === pos.trick ? round.tricks[pos.trick].plays.slice(0, next.index) : [];
+  const high = Math.max(0, ...before.map((p) => Number(p.card) || 0));
+  const hand = table.seats[seat]?.hand ?? [];
+  return { seat, counts, toMove: true, legal: legalCards(hand, high), chosen: next.play.card, facts: moveFacts(next.play) };
 }

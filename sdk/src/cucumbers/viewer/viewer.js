@@ -16,7 +16,7 @@
  *
  * @module viewer
  */
-import { cardName, gameInfo, indexOf, parseKey, positionKey, roundsOf, step, tableAt, timeline } from "./model.js";
+import { cardName, gameInfo, indexOf, parseKey, positionKey, roundsOf, seatDecision, seatView, step, tableAt, timeline } from "./model.js";
 
 /** Keyboard shortcuts, drawn on the page as help. */
 export const SHORTCUTS = [
@@ -25,7 +25,12 @@ export const SHORTCUTS = [
   ["PgUp / PgDn or [ / ]", "previous / next round"],
   ["Home / End", "start / end of the game"],
   ["Space", "play / pause"],
+  ["V", "next view: every hand, then each seat's own"],
+  ["N / P", "in a seat's view: its next / previous move"],
 ];
+
+/** A bot's output during one move is shown up to this many lines (the rest is counted). */
+const OUTPUT_LINES = 40;
 
 const SPEEDS = [0.5, 1, 2, 4];
 const STEP_MS = 900; // one play per 0.9 s at 1×: slow enough to follow a trick being built
@@ -51,22 +56,32 @@ const card = (info, value, attrs = {}) => h("span", { class: "cv-card", "data-ca
 
 /**
  * One viewer bound to one game's replay inside `root`.
- * Returns a controller: `{goTo(index), move(unit, dir), toggle(), key(), index()}`.
+ * Returns a controller: `{goTo(index), move(unit, dir), toggle(), setSeat(seat), key(), index()}`.
+ *
+ * The table shows every hand (the spectator's view) or, once a seat is chosen, the game as
+ * that seat saw it: its own hand, the others face down with their card counts, its legal
+ * cards marked when it is to play, and that move's time and output when the replay has them.
  */
 export function mountViewer(root, replay, { game = 1, onMove = () => {} } = {}) {
   const positions = timeline(replay);
-  const state = { index: 0, timer: null, speed: 1 };
+  const state = { index: 0, timer: null, speed: 1, seat: null };
+  const seatCount = Array.isArray(replay?.players) ? replay.players.length : 0;
+  const validSeat = (seat) => (Number.isInteger(seat) && seat >= 0 && seat < seatCount ? seat : null);
   const parts = skeleton(root, replay, game);
 
   function render() {
     const pos = positions[state.index];
     const table = tableAt(replay, pos);
-    root.dataset.positionKey = positionKey(game, pos);
+    const view = state.seat === null ? null : seatView(replay, pos, state.seat, table);
+    root.dataset.positionKey = positionKey(game, pos, state.seat);
+    root.dataset.view = view ? String(view.seat) : "all";
+    parts.view.value = root.dataset.view;
+    for (const button of parts.seatButtons) button.hidden = view === null;
     root.dataset.positionIndex = String(state.index);
     parts.position.textContent = `Round ${table.roundNumber} of ${table.rounds} · trick ${table.trickNumber} of ${table.tricks} · move ${state.index} of ${positions.length - 1}`;
     parts.scrub.value = String(state.index);
-    parts.seats.replaceChildren(...table.seats.map((seat) => drawSeat(seat, table)));
-    parts.center.replaceChildren(...drawCenter(table));
+    parts.seats.replaceChildren(...table.seats.map((seat) => drawSeat(seat, table, view)));
+    parts.center.replaceChildren(...drawCenter(table, view));
     for (const item of parts.rounds.querySelectorAll("[data-round]")) {
       item.toggleAttribute("aria-current", Number(item.dataset.round) === pos.round + 1);
     }
@@ -101,12 +116,26 @@ export function mountViewer(root, replay, { game = 1, onMove = () => {} } = {}) 
     game,
     root,
     goTo,
-    move: (unit, dir) => goTo(step(replay, positions, state.index, unit, dir)),
+    move(unit, dir) {
+      if (unit !== "decision") goTo(step(replay, positions, state.index, unit, dir));
+      else if (state.seat !== null) goTo(seatDecision(replay, positions, state.index, state.seat, dir));
+    },
     toggle: () => (state.timer ? pause() : play()),
     key: () => root.dataset.positionKey,
+    /** See the table as `seat` saw it, or every hand (`null`). */
+    setSeat(seat) {
+      state.seat = validSeat(seat);
+      render();
+      onMove(controller);
+    },
+    /** The next view: every hand, seat 0, seat 1, … and back to every hand. */
+    nextView: () => controller.setSeat(state.seat === null ? 0 : state.seat + 1),
     index: () => state.index,
     /** Go to a parsed hash position ({@link parseKey}). */
-    show: (target) => goTo(indexOf(positions, target), { user: false }),
+    show(target) {
+      state.seat = validSeat(target.seat);
+      goTo(indexOf(positions, target), { user: false });
+    },
     setSpeed(speed) {
       state.speed = speed;
       if (state.timer) play();
@@ -131,6 +160,14 @@ function skeleton(root, replay, game) {
   const center = h("div", { class: "cv-center", "data-center": true });
   const rounds = h("ol", { class: "cv-rounds", "data-rounds": true }, ...roundsOf(replay).map((round, r) => roundItem(replay, round, r)));
   const players = Array.isArray(replay?.players) ? replay.players.length : 0;
+  const view = h(
+    "select",
+    { "data-view": true, "aria-label": "Whose view: every hand, or what one seat saw (V)", title: "Whose view (V)" },
+    h("option", { value: "all" }, "Every hand"),
+    ...Array.from({ length: players }, (_, seat) => h("option", { value: seat }, `Seen by ${seatName(replay, seat)}`)),
+  );
+  // Shown in a seat's view only: step from one of its moves to the next.
+  const seatButtons = [button("decision-back", "◀ Its move", "Previous move of this seat (P)"), button("decision-forward", "Its move ▶", "Next move of this seat (N)")];
   const controls = h(
     "div",
     { class: "cv-controls", role: "toolbar", "aria-label": "Replay controls" },
@@ -142,6 +179,8 @@ function skeleton(root, replay, game) {
     button("trick-forward", "Trick ▶", "Next trick (Shift+→)"),
     button("round-forward", "Round ▶", "Next round (PgDn or ])"),
     speed,
+    view,
+    ...seatButtons,
     link,
   );
   root.classList.add("cv");
@@ -156,7 +195,7 @@ function skeleton(root, replay, game) {
     h("details", { class: "cv-round-list" }, h("summary", {}, "Rounds"), rounds),
     h("p", { class: "cv-help", "data-shortcuts": true }, "Keys: ", ...SHORTCUTS.flatMap(([keys, what], i) => [i ? " · " : "", h("kbd", {}, keys), ` ${what}`])),
   );
-  return { controls, toggle, speed, scrub, position, link, seats, center, rounds };
+  return { controls, toggle, speed, view, seatButtons, scrub, position, link, seats, center, rounds };
 }
 
 /** One entry of the round list: its number, loser and penalty; a button that jumps there. */
@@ -180,6 +219,8 @@ function wireControls(parts, viewer, positions) {
     "play-forward": () => viewer.move("play", 1),
     "trick-forward": () => viewer.move("trick", 1),
     "round-forward": () => viewer.move("round", 1),
+    "decision-back": () => viewer.move("decision", -1),
+    "decision-forward": () => viewer.move("decision", 1),
   };
   viewer.root.addEventListener("click", (event) => {
     const target = event.target.closest("[data-action], [data-round]");
@@ -188,6 +229,7 @@ function wireControls(parts, viewer, positions) {
     else viewer.goTo(indexOf(positions, { round: Number(target.dataset.round) - 1, trick: 0, played: 0 }));
   });
   parts.speed.addEventListener("change", () => viewer.setSpeed(Number(parts.speed.value)));
+  parts.view.addEventListener("change", () => viewer.setSeat(parts.view.value === "all" ? null : Number(parts.view.value)));
   parts.scrub.addEventListener("input", () => viewer.goTo(Number(parts.scrub.value)));
   parts.link.addEventListener("click", (event) => {
     event.preventDefault();
@@ -212,11 +254,17 @@ export function actionFor(event) {
     Home: ["start"],
     End: ["end"],
     " ": ["toggle"],
+    v: ["view"],
+    V: ["view"],
+    n: ["decision", 1],
+    N: ["decision", 1],
+    p: ["decision", -1],
+    P: ["decision", -1],
   };
   return table[key] ?? null;
 }
 
-function drawSeat(seat, table) {
+function drawSeat(seat, table, view) {
   const result = table.result;
   const winner = table.trick.complete && table.trick.winner === seat.seat;
   const loser = result !== null && result.loser === seat.seat;
@@ -237,6 +285,7 @@ function drawSeat(seat, table) {
       "data-trick-winner": winner,
       "data-loser": loser,
       "data-in-play": seat.inPlay,
+      "data-viewpoint": view?.seat === seat.seat,
       style: `--i: ${seat.seat}`,
     },
     h(
@@ -248,8 +297,27 @@ function drawSeat(seat, table) {
     ),
     drawScore(seat, table.info),
     seat.penaltyCards.length ? h("div", { class: "cv-penalty", "data-penalty-cards": true, title: "penalty cards in front" }, ...seat.penaltyCards.map((c) => card(table.info, c, { class: "cv-card cv-small" }))) : null,
-    h("div", { class: "cv-hand", "data-hand": true }, ...seat.hand.map((c) => card(table.info, c))),
+    view && view.seat !== seat.seat ? faceDown(view.counts[seat.seat]) : drawHand(seat, table.info, view),
   );
+}
+
+/** A hand face up; in its own seat view, its legal cards marked when it is to play. */
+function drawHand(seat, info, view) {
+  const legal = new Set(view?.toMove ? view.legal : []);
+  let chosen = view?.toMove ? view.chosen : null;
+  const cards = seat.hand.map((c) => {
+    const mark = { "data-legal": legal.has(c), "data-chosen": c === chosen };
+    if (c === chosen) chosen = null; // one copy of a pair is the one played
+    return card(info, c, mark);
+  });
+  return h("div", { class: "cv-hand", "data-hand": true, "data-to-move": Boolean(view?.toMove) }, ...cards);
+}
+
+/** Another seat's hand in a seat view: card backs and their count, never the cards. */
+function faceDown(count) {
+  const backs = Array.from({ length: count }, () => h("span", { class: "cv-card cv-back", "aria-hidden": "true" }));
+  const label = `${count} card${count === 1 ? "" : "s"}, face down`;
+  return h("div", { class: "cv-hand cv-hidden", "data-hand": true, "data-hidden-count": count, role: "img", "aria-label": label, title: label }, ...backs);
 }
 
 const cucumber = () => h("i", { class: "cv-cucumber" });
@@ -263,7 +331,7 @@ function drawScore(seat, info) {
   return h("div", { ...attrs, title: `${seat.score} cucumbers` }, h("span", { class: "cv-icons", "aria-hidden": "true" }, ...icons), ` ${seat.score} cucumber${seat.score === 1 ? "" : "s"}`);
 }
 
-function drawCenter(table) {
+function drawCenter(table, view) {
   const name = (seat) => table.seats[seat]?.name ?? `seat ${seat}`;
   const trick = table.trick;
   const plays = trick.plays.map((p) =>
@@ -281,6 +349,7 @@ function drawCenter(table) {
   if (trick.complete) out.push(h("p", { class: "cv-winner-line", "data-trick-winner-line": true }, `${name(trick.winner)} wins the trick`));
   if (table.result) out.push(drawResult(table, name));
   for (const fault of table.faultsThisRound) out.push(drawFault(fault, name, table.faultsNow.includes(fault)));
+  if (view) out.push(drawDecision(table, view, name));
   if (table.placement) out.push(h("ol", { class: "cv-placement", "data-placement": true }, ...table.placement.map((s) => h("li", { "data-seat": s }, name(s)))));
   return out;
 }
@@ -302,6 +371,33 @@ function drawResult(table, name) {
     r.disqualified.length ? h("p", { "data-result-disqualified": true }, `disqualified (faulted): ${seats(r.disqualified)}`) : null,
   );
 }
+
+/** In a seat view: whose view it is and, when it is that seat's move, what it could play,
+ * what it played, how long it took and what it printed (the owner's replay only). */
+function drawDecision(table, view, name) {
+  const info = table.info;
+  const cards = (list) => list.map((c) => cardName(info, c)).join(" ");
+  if (!view.toMove) {
+    return h("p", { class: "cv-viewpoint", "data-viewpoint-line": true }, `Seen by ${name(view.seat)}: the other hands are face down.`);
+  }
+  const { ms, output } = view.facts;
+  const lines = output ?? [];
+  return h(
+    "div",
+    { class: "cv-decision", "data-decision": true, "data-legal": view.legal.join(" "), "data-chosen": view.chosen },
+    h("p", {}, h("b", {}, `${name(view.seat)} to play`), ` · legal: ${cards(view.legal)} · it played ${cardName(info, view.chosen)}`, ms === null ? "" : h("span", { "data-move-ms": ms }, ` · ${formatMs(ms)}`)),
+    lines.length
+      ? h(
+          "details",
+          { class: "cv-output", "data-move-output": true, open: true },
+          h("summary", {}, `its output during this move (${lines.length} line${lines.length === 1 ? "" : "s"})`),
+          h("pre", {}, lines.slice(0, OUTPUT_LINES).join("\n") + (lines.length > OUTPUT_LINES ? `\n… ${lines.length - OUTPUT_LINES} more lines` : "")),
+        )
+      : null,
+  );
+}
+
+const formatMs = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : ms >= 10 ? `${Math.round(ms)} ms` : `${ms.toFixed(1)} ms`);
 
 function drawFault(fault, name, now) {
   return h(
@@ -395,6 +491,7 @@ function onKey(event, hub) {
   if (what === "toggle") viewer.toggle();
   else if (what === "start") viewer.goTo(0);
   else if (what === "end") viewer.goTo(Infinity);
+  else if (what === "view") viewer.nextView();
   else viewer.move(what, dir);
 }
 
