@@ -354,6 +354,9 @@ CHALLENGE_MAX_GAMES = envint("CHALLENGE_MAX_GAMES", 20, minimum=1)
 # such messages every tenth CELERY_RESTORE_INTERVAL.
 _BROKER = BrokerSettings.from_env(folder=DATA_DIR / "broker").celery(Role.PLATFORM)
 CELERY_BROKER_URL = _BROKER["broker_url"]
+# kombu's transport with the poison guard: a message no worker can read is dropped, logged
+# and counted, never fatal (arena/poison.py). CELERY_MAX_MESSAGE_BYTES: the largest taken.
+CELERY_BROKER_TRANSPORT = _BROKER["broker_transport"]
 CELERY_BROKER_TRANSPORT_OPTIONS = _BROKER["broker_transport_options"]
 CELERY_BROKER_USE_SSL = _BROKER.get("broker_use_ssl", False)
 # The platform's own remote-control namespace and unacknowledged messages (in the transport

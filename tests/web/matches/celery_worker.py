@@ -57,15 +57,17 @@ def platform_broker(url: str = REDIS_URL, **timeouts: str) -> Iterator[None]:
         app._pool = None
         app.amqp._producer_pool = None
 
-    before = app.conf.broker_url, app.conf.broker_transport_options
+    conf = app.conf
+    before = conf.broker_url, conf.broker_transport, conf.broker_transport_options
     options = BrokerSettings.from_env({"REDIS_URL": url, **timeouts}).celery(Role.PLATFORM)
-    app.conf.broker_url = options["broker_url"]
-    app.conf.broker_transport_options = options["broker_transport_options"]
+    conf.broker_url = options["broker_url"]
+    conf.broker_transport = options["broker_transport"]
+    conf.broker_transport_options = options["broker_transport_options"]
     fresh_pools()
     try:
         yield
     finally:
-        app.conf.broker_url, app.conf.broker_transport_options = before
+        conf.broker_url, conf.broker_transport, conf.broker_transport_options = before
         fresh_pools()
 
 
