@@ -377,6 +377,9 @@ CELERY_TASK_TIME_LIMIT = envint("CELERY_HARD_TIME_LIMIT", 360, minimum=1)
 #: another attempt may take it over. Keep it above CELERY_HARD_TIME_LIMIT.
 MATCH_LEASE_SECONDS = envint("MATCH_LEASE_SECONDS", CELERY_TASK_TIME_LIMIT + 60, minimum=1)
 CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
+#: Exactly one scheduler: beat runs as its own process (celery -A web beat) and takes a lock
+#: before it sends anything; a second beat waits on it (web/scheduler.py).
+CELERY_BEAT_SCHEDULER = "web.scheduler:LockedScheduler"
 #: The platform's private Ed25519 key (PEM; python -m arena keygen --out PATH): every job is
 #: signed with it, and arena workers refuse any job it did not sign. The web server and the
 #: platform's worker refuse to start without it when DEBUG is off (web/arena_hosts/keys.py);

@@ -154,6 +154,18 @@ def platform_worker(
 
 
 @contextmanager
+def beat(env: dict[str, str], log: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """The scheduler (``celery -A web beat``, its lock in web/scheduler.py) until the block
+    ends; SIGKILL may end it earlier."""
+    argv = [sys.executable, "-m", "celery", "-A", "web", "beat", "--loglevel=INFO"]
+    scheduler = _start(argv, env, log)
+    try:
+        yield scheduler
+    finally:
+        kill(scheduler, signal.SIGTERM)
+
+
+@contextmanager
 def arena_worker(
     env: dict[str, str], log: Path, name: str = "test-arena"
 ) -> Iterator[subprocess.Popen[bytes]]:
