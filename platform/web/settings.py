@@ -302,6 +302,13 @@ STORAGES = {
     },
 }
 
+#: The storage sweep (web/matches/sweep.py): how often, and how old an unreferenced file must
+#: be before it is removed (older than any transaction between a write and its commit).
+STORAGE_SWEEP_SECONDS = envint("STORAGE_SWEEP_SECONDS", 3600, minimum=1)
+STORAGE_SWEEP_GRACE_SECONDS = envint("STORAGE_SWEEP_GRACE_SECONDS", 3600, minimum=0)
+#: Retry-After of the 503 answered while the database or the storage is away (web/outages.py).
+OUTAGE_RETRY_AFTER_SECONDS = envint("OUTAGE_RETRY_AFTER_SECONDS", 30, minimum=1)
+
 # --- Bots and validation --------------------------------------------------------------
 UPLOAD_MAX_BYTES = envint("UPLOAD_MAX_BYTES", 256 * 1024, minimum=1)
 UPLOADS_PER_HOUR = envint("UPLOADS_PER_HOUR", 30, minimum=1)
@@ -391,6 +398,8 @@ CELERY_BEAT_SCHEDULE = {
     "reap-matches": {"task": "pipeline.reap_matches", "schedule": float(MATCH_REAPER_SECONDS)},
     # Starts the tournaments that are due; finishes any whose last match's signal was lost.
     "advance-tournaments": {"task": "tournaments.advance", "schedule": 30.0},
+    # Files no row references (a process killed between its writes and its commit).
+    "sweep-storage": {"task": "storage.sweep", "schedule": float(STORAGE_SWEEP_SECONDS)},
 }
 
 # --- API ------------------------------------------------------------------------------------

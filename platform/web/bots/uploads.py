@@ -20,6 +20,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from web.pipeline.validation import queue_validation
+from web.storage_files import save_whole
 
 from .errors import UploadError, UploadProblem
 from .models import (
@@ -146,8 +147,11 @@ def _store_version(bot: Bot, checked: CheckedSource) -> BotVersion:
     last = bot.versions.aggregate(last=Max("number"))["last"] or 0
     number = last + 1
     storage = bot_source_storage()
-    name = storage.save(
-        f"{bot.owner_id}/{bot.pk}/v{number}-{checked.sha256[:16]}.py", ContentFile(checked.data)
+    # A write that fails (a full disk) leaves no file behind.
+    name = save_whole(
+        storage,
+        f"{bot.owner_id}/{bot.pk}/v{number}-{checked.sha256[:16]}.py",
+        ContentFile(checked.data),
     )
     try:
         version = BotVersion.objects.create(

@@ -1,0 +1,17 @@
+"""The matches' periodic jobs, sent by beat to the platform's worker."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from celery import shared_task
+from django.conf import settings
+
+from .sweep import sweep_storage
+
+
+@shared_task(name="storage.sweep")  # type: ignore[untyped-decorator]  # Celery is untyped
+def sweep_storage_task() -> int:
+    """Unreferenced replays and sources past their grace period removed (logged)."""
+    grace = timedelta(seconds=settings.STORAGE_SWEEP_GRACE_SECONDS)
+    return len(sweep_storage(grace).removed)
