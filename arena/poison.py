@@ -168,15 +168,14 @@ class RedisChannel(redis.Channel):
             self._flush_brpop_reauth()  # type: ignore[no-untyped-call]
 
     def _get(self, queue: Any, timeout: Any = None) -> Any:
+        # Poison is skipped, not taken for an empty queue: the message behind it comes now.
         with self.conn_or_acquire() as client:
             for pri in self.priority_steps:
-                item = client.rpop(self._q_for_pri(queue, pri))  # type: ignore[no-untyped-call]
-                if item:
-                    self._maybe_update_queues_expire(client, queue)  # type: ignore[no-untyped-call]
+                while item := client.rpop(self._q_for_pri(queue, pri)):  # type: ignore[no-untyped-call]
                     message = checked(self, queue, item)
-                    if message is None:
-                        raise Empty()
-                    return message
+                    if message is not None:
+                        self._maybe_update_queues_expire(client, queue)  # type: ignore[no-untyped-call]
+                        return message
             self._maybe_update_queues_expire(client, queue)  # type: ignore[no-untyped-call]
             raise Empty()
 
@@ -190,18 +189,19 @@ class FilesystemChannel(filesystem.Channel):
     file that is not a message is dropped (kombu has already removed it from the queue)."""
 
     def _get(self, queue: Any, timeout: Any = None) -> Any:
-        try:
-            payload = super()._get(queue)  # type: ignore[no-untyped-call]
-        except ValueError as error:  # JSON (or UTF-8) that does not decode
-            drop(queue, f"not JSON: {error}")
-            raise Empty() from None
-        reason = problem(self, payload)
-        if reason is not None:
+        # Poison is skipped, not taken for an empty queue (kombu's Empty ends the loop).
+        while True:
+            try:
+                payload = super()._get(queue)  # type: ignore[no-untyped-call]
+            except ValueError as error:  # JSON (or UTF-8) that does not decode
+                drop(queue, f"not JSON: {error}")
+                continue
+            reason = problem(self, payload)
+            if reason is None and len(payload.get("body") or "") > _limit(self):
+                reason = f"oversized: more than {_limit(self)} bytes"
+            if reason is None:
+                return payload
             drop(queue, reason, json.dumps(payload)[:PREVIEW_BYTES])
-            raise Empty()
-        if not isinstance(payload, dict):  # pragma: no cover  (problem() said so)
-            raise Empty()
-        return payload
 
 
 class FilesystemTransport(filesystem.Transport):
