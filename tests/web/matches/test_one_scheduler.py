@@ -62,7 +62,7 @@ def test_a_second_beat_waits_on_the_lock_and_takes_over_when_the_first_is_killed
     env = platform_env(LADDER_TOP_UP_SECONDS="1")
     first_log, second_log = tmp_path / "beat-1.log", tmp_path / "beat-2.log"
     with platform_broker(), beat(env, first_log) as first:
-        wait_for(lambda: sent(first_log) >= 2, 60, "the first beat to send", first_log)
+        wait_for(lambda: sent(first_log) >= 2, 180, "the first beat to send", first_log)
         assert lock_holders() == 1
         with beat(env, second_log):
             wait_for(
@@ -89,13 +89,13 @@ def test_a_worker_killed_with_sigkill_leaves_no_scheduler_and_a_restart_makes_ex
     env = platform_env(LADDER_TOP_UP_SECONDS="1")
     first_log, second_log = tmp_path / "worker-1.log", tmp_path / "worker-2.log"
     with platform_broker(), platform_worker(env, first_log, AS_SHIPPED) as worker:
-        wait_for(lambda: sent(first_log) >= 2, 90, "the embedded beat to send", first_log)
+        wait_for(lambda: sent(first_log) >= 2, 180, "the embedded beat to send", first_log)
         assert lock_holders() == 1
         os.kill(worker.pid, signal.SIGKILL)  # the main process only, as an OOM kill does
         worker.wait()
         # Its beat (and its pool) end with it: nothing of the worker is left running.
-        wait_for(lambda: not group_alive(worker.pid), 30, "the worker's children to end")
-        wait_for(lambda: lock_holders() == 0, 30, "the lock released")
+        wait_for(lambda: not group_alive(worker.pid), 60, "the worker's children to end")
+        wait_for(lambda: lock_holders() == 0, 60, "the lock released")
     with platform_broker(), platform_worker(env, second_log, AS_SHIPPED):
-        wait_for(lambda: sent(second_log) >= 3, 90, "the restarted beat to send", second_log)
+        wait_for(lambda: sent(second_log) >= 3, 180, "the restarted beat to send", second_log)
         assert lock_holders() == 1

@@ -97,7 +97,7 @@ def test_poison_on_every_queue_is_dropped_logged_and_counted_and_the_workers_pla
         arena_worker(arena_env("process", **limit), arena_log) as arena,
     ):
         for log in (platform_log, arena_log):
-            wait_for(lambda log=log: " ready." in log.read_text(), 60, "the workers", log)  # type: ignore[misc]
+            wait_for(lambda log=log: " ready." in log.read_text(), 180, "the workers", log)  # type: ignore[misc]
         pushed = {queue: poison(queue) for queue in QUEUES}
         for queue, messages in pushed.items():
             for body in messages.values():
