@@ -57,7 +57,7 @@ DEFAULT_MAX_MESSAGE_BYTES: Final = 32 * 1024 * 1024
 class Role(Enum):
     """Who talks to the broker: each has a Redis user of its own (:mod:`arena.redis_acl`)."""
 
-    #: The web server and the platform's worker (with beat): sends jobs, consumes reports.
+    #: The web server, the platform's worker and beat: sends jobs, consumes reports.
     PLATFORM = "platform"
     #: Every arena worker, on any host: takes jobs, sends reports back.
     ARENA = "arena"
