@@ -67,6 +67,7 @@ TOP_UP_LADDER_TASK: Final = "pipeline.top_up_ladder"
 REAP_MATCHES_TASK: Final = "pipeline.reap_matches"
 REVALIDATE_TASK: Final = "pipeline.revalidate_failed"
 ADVANCE_TOURNAMENTS_TASK: Final = "tournaments.advance"
+SWEEP_STORAGE_TASK: Final = "storage.sweep"
 #: Where each task the platform's worker serves comes in (the default: MAINTENANCE_QUEUE).
 PLATFORM_ROUTES: Final[Mapping[str, str]] = {
     STARTED_TASK: REPORTS_QUEUE,
@@ -83,12 +84,14 @@ def queue_for(kind: str) -> str:
 DEFAULT_VISIBILITY_SECONDS: Final = 3600
 #: Consumers look for such messages every tenth of this many seconds.
 DEFAULT_RESTORE_SECONDS: Final = 10
+#: A message larger than this is dropped unread by a consumer (:mod:`arena.poison`).
+DEFAULT_MAX_MESSAGE_BYTES: Final = 32 * 1024 * 1024
 
 
 class Role(Enum):
     """Who talks to the broker: each has a Redis user of its own (:mod:`arena.redis_acl`)."""
 
-    #: The web server and the platform's worker (with beat): sends jobs, consumes reports.
+    #: The web server, the platform's worker and beat: sends jobs, consumes reports.
     PLATFORM = "platform"
     #: Every arena worker, on any host: takes jobs, sends reports back.
     ARENA = "arena"
@@ -132,13 +135,15 @@ class BrokerSettings:
     folder: Path | None = None
     visibility_seconds: int = DEFAULT_VISIBILITY_SECONDS
     restore_seconds: int = DEFAULT_RESTORE_SECONDS
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
 
     @classmethod
     def from_env(
         cls, environ: Mapping[str, str] | None = None, folder: Path | None = None
     ) -> BrokerSettings:
         """From ``REDIS_URL``, ``CUCUMBERS_BROKER_DIR`` (or ``folder``),
-        ``CELERY_VISIBILITY_TIMEOUT`` and ``CELERY_RESTORE_INTERVAL``."""
+        ``CELERY_VISIBILITY_TIMEOUT``, ``CELERY_RESTORE_INTERVAL`` and
+        ``CELERY_MAX_MESSAGE_BYTES``."""
         env = os.environ if environ is None else environ
         named = env.get("CUCUMBERS_BROKER_DIR", "").strip()
         return cls(
@@ -148,15 +153,21 @@ class BrokerSettings:
                 env, "CELERY_VISIBILITY_TIMEOUT", DEFAULT_VISIBILITY_SECONDS
             ),
             restore_seconds=_positive(env, "CELERY_RESTORE_INTERVAL", DEFAULT_RESTORE_SECONDS),
+            max_message_bytes=_positive(
+                env, "CELERY_MAX_MESSAGE_BYTES", DEFAULT_MAX_MESSAGE_BYTES, "bytes"
+            ),
         )
 
     def celery(self, role: Role) -> dict[str, Any]:
-        """Celery's ``broker_url``, ``broker_transport_options`` (and ``broker_use_ssl`` for
-        TLS) and ``control_exchange``, for the processes of ``role``."""
+        """Celery's ``broker_url``, ``broker_transport`` (kombu's, with the poison guard of
+        :mod:`arena.poison`), ``broker_transport_options`` (and ``broker_use_ssl`` for TLS)
+        and ``control_exchange``, for the processes of ``role``."""
         keys = ROLE_KEYS[role]
         if self.redis_url:
+            parts = urlsplit(self.redis_url)
             options: dict[str, Any] = {
                 "broker_url": self.redis_url,
+                "broker_transport": GUARDED_TRANSPORTS.get(parts.scheme, parts.scheme),
                 "broker_transport_options": {
                     "visibility_timeout": self.visibility_seconds,
                     "unacked_restore_interval": self.restore_seconds,
@@ -169,15 +180,16 @@ class BrokerSettings:
                     "unacked_key": keys.unacked,
                     "unacked_index_key": keys.unacked_index,
                     "unacked_mutex_key": keys.unacked_mutex,
+                    "max_message_bytes": self.max_message_bytes,
                 },
                 "control_exchange": keys.control,
             }
-            parts = urlsplit(self.redis_url)
-            if parts.scheme == "rediss" and "ssl_cert_reqs" not in parse_qs(parts.query):
+            if parts.scheme == "rediss":
                 # kombu's default for rediss:// checks no certificate (it warns, and talks
                 # to whoever answers): TLS here means a checked server, unless the URL says
-                # otherwise (?ssl_cert_reqs=...).
-                options["broker_use_ssl"] = {"ssl_cert_reqs": ssl.CERT_REQUIRED}
+                # otherwise (?ssl_cert_reqs=...). Said outright: kombu infers TLS from the
+                # scheme only for its own transport's name.
+                options["broker_use_ssl"] = {"ssl_cert_reqs": _cert_reqs(parts.query)}
             return options
         if self.folder is None:
             raise BrokerSettingsError(
@@ -189,8 +201,10 @@ class BrokerSettings:
             path.mkdir(parents=True, exist_ok=True)
         return {
             "broker_url": "filesystem://",
+            "broker_transport": GUARDED_TRANSPORTS["filesystem"],
             "control_exchange": keys.control,
             "broker_transport_options": {
+                "max_message_bytes": self.max_message_bytes,
                 "data_folder_in": str(folders["queue"]),
                 "data_folder_out": str(folders["queue"]),
                 "processed_folder": str(folders["processed"]),
@@ -200,8 +214,17 @@ class BrokerSettings:
         }
 
 
+#: kombu's transports with :mod:`arena.poison`'s guard, by URL scheme (``broker_transport``).
+GUARDED_TRANSPORTS: Final[Mapping[str, str]] = {
+    "redis": "arena.poison:RedisTransport",
+    "rediss": "arena.poison:RedisTransport",
+    "filesystem": "arena.poison:FilesystemTransport",
+}
+
 #: How every task of both sides is delivered: acknowledged after it ran, given back if its
-#: process dies (so every task is safe to run twice), one message taken at a time, JSON only.
+#: process dies (so every task is safe to run twice), one message taken at a time, JSON only;
+#: a message no worker can read is dropped, logged and counted, never fatal
+#: (:class:`arena.poison.GuardedConsumer`).
 DELIVERY: Final[Mapping[str, Any]] = {
     "task_acks_late": True,
     "task_reject_on_worker_lost": True,
@@ -210,10 +233,23 @@ DELIVERY: Final[Mapping[str, Any]] = {
     "accept_content": ["json"],
     "task_ignore_result": True,
     "broker_connection_retry_on_startup": True,
+    "worker_consumer": "arena.poison:GuardedConsumer",
 }
 
 
-def _positive(env: Mapping[str, str], name: str, default: int) -> int:
+def _cert_reqs(query: str) -> ssl.VerifyMode:
+    """The certificate check a ``rediss://`` URL asks for (``?ssl_cert_reqs=``, as kombu
+    and redis-py read it); required unless it says otherwise."""
+    given = parse_qs(query).get("ssl_cert_reqs", ["required"])[-1].strip().lower()
+    return {
+        "none": ssl.CERT_NONE,
+        "cert_none": ssl.CERT_NONE,
+        "optional": ssl.CERT_OPTIONAL,
+        "cert_optional": ssl.CERT_OPTIONAL,
+    }.get(given, ssl.CERT_REQUIRED)
+
+
+def _positive(env: Mapping[str, str], name: str, default: int, unit: str = "seconds") -> int:
     raw = env.get(name, "").strip()
     if not raw:
         return default
@@ -222,5 +258,5 @@ def _positive(env: Mapping[str, str], name: str, default: int) -> int:
     except ValueError:
         value = 0
     if value < 1:
-        raise BrokerSettingsError(f"{name}={raw!r}: a whole number of seconds, at least 1")
+        raise BrokerSettingsError(f"{name}={raw!r}: a whole number of {unit}, at least 1")
     return value

@@ -96,6 +96,7 @@ WORKER_VARIABLES = (
     "CUCUMBERS_BROKER_DIR",
     "CELERY_VISIBILITY_TIMEOUT",
     "CELERY_RESTORE_INTERVAL",
+    "CELERY_MAX_MESSAGE_BYTES",
     "SANDBOX",
     "DOCKER_HOST",
     "DOCKER_TLS_VERIFY",
@@ -327,6 +328,27 @@ def prepare_sandbox(config: WorkerConfig) -> None:
     except ImageError as error:
         raise SystemExit(f"arena: error: the sandbox image cannot be had: {error}") from error
     logger.info("bot containers run with the %s runtime", config.runtime)
+    reap_leftovers(config)
+
+
+def reap_leftovers(config: WorkerConfig) -> list[str]:
+    """What runners of this host that died left (a worker killed mid-match): their sandbox
+    containers and staged bot files, removed before the first job (:mod:`.sandbox.reaper`).
+    The containers' names; a reaper that cannot finish is logged, never fatal."""
+    from .sandbox.errors import SandboxError
+    from .sandbox.reaper import reap_containers
+
+    try:
+        removed = reap_containers(staging_dir=config.staging_dir)
+    except SandboxError as error:
+        logger.error("reaping what dead runners left failed: %s", error)
+        return []
+    logger.info(
+        "reaped %d sandbox container(s) of dead runners%s",
+        len(removed),
+        f": {', '.join(removed)}" if removed else "",
+    )
+    return removed
 
 
 class MatchQueuesWatch(EngineWatch):

@@ -4,9 +4,11 @@
 Makes this checkout's signing keys on first run (the platform's and one arena host's, under
 ``DATA_DIR/keys``, 0600) and registers that host, migrates, registers the house bots and
 the demo account, then runs the web server
-(http://127.0.0.1:8000), the platform's worker with the scheduler (reports and periodic
-jobs) and one arena worker (matches, with only the broker's and the sandbox's variables in
-its environment) until Ctrl-C, which stops all three. SQLite and kombu's filesystem broker
+(http://127.0.0.1:8000), the platform's worker (reports and periodic jobs), the scheduler
+(beat, its own process, holding the scheduler's lock) and one arena worker (matches, with
+only the broker's and the sandbox's variables in its environment) until Ctrl-C, which
+stops all four. None outlives another: a child that exits stops the others, and each child
+gets SIGTERM should the launcher itself be killed. SQLite and kombu's filesystem broker
 under ``DATA_DIR`` (default ``.data/``) need no server; ``DATABASE_URL`` and ``REDIS_URL``
 switch to PostgreSQL and Redis.
 """
@@ -21,6 +23,7 @@ import sys
 import time
 from pathlib import Path
 
+from arena.parent_death import end_with
 from arena.signing import ensure_key_pair
 from arena.worker import worker_environment
 
@@ -75,9 +78,13 @@ def prepare_sandbox(env: dict[str, str]) -> None:
 
 def start(name: str, argv: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
     print(f"run: starting {name}: {' '.join(argv[1:])}", flush=True)
+    launcher = os.getpid()
     # A session of its own: Ctrl-C reaches only this launcher, which stops each child in
-    # order instead of all of them racing at once.
-    return subprocess.Popen(argv, cwd=REPO, env=env, start_new_session=True)
+    # order instead of all of them racing at once. SIGTERM when the launcher dies, however
+    # it dies (SIGKILL, an OOM kill): no child outlives it.
+    return subprocess.Popen(
+        argv, cwd=REPO, env=env, start_new_session=True, preexec_fn=lambda: end_with(launcher)
+    )
 
 
 def stop(children: dict[str, subprocess.Popen[bytes]]) -> None:
@@ -159,14 +166,18 @@ def main() -> int:
         arena_env["CUCUMBERS_BROKER_DIR"] = str(data_dir / "broker")
     children = {
         "web": start("web", [PYTHON, "manage.py", "runserver", ADDRESS, "--noreload"], env),
-        # What arena workers send back, before the periodic jobs; the scheduler (-B).
+        # What arena workers send back, before the periodic jobs.
         "platform": start(
             "platform",
             [
-                *[PYTHON, "-m", "celery", "-A", "web", "worker", "-B", "--loglevel=INFO"],
+                *[PYTHON, "-m", "celery", "-A", "web", "worker", "--loglevel=INFO"],
                 *["--concurrency=1", "-n", "platform@%h"],
             ],
             env,
+        ),
+        # The scheduler, its own process: one at a time (its lock, web/scheduler.py).
+        "beat": start(
+            "beat", [PYTHON, "-m", "celery", "-A", "web", "beat", "--loglevel=INFO"], env
         ),
         # Matches, urgent ones first.
         "arena": start("arena", [PYTHON, "-m", "arena", "worker", "--concurrency=2"], arena_env),

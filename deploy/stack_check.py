@@ -13,7 +13,7 @@ volume and knows no database, only the broker URL) must play matches from the sa
 Last, ``pg_dump`` of the stack restored into a fresh stack must show the same leaderboard.
 Then the upgrade (``--from``): the previous release (the last git tag, or a given commit)
 is built from an export of its tree, started as a compose project of its own and filled
-(sign-up, a bot, its validation, rated matches); its web, migrate and beat are replaced by
+(sign-up, a bot, its validation, rated matches); its web and migrate are replaced by
 this tree's image over the same volumes (``migrate`` first), and the leaderboard, bots,
 matches and replays must read the same as before.
 Whatever happens, every project is taken down with its volumes (``down -v``); a failure
@@ -136,7 +136,7 @@ def build_images(stack: Compose, build_log: Path, fresh: bool) -> None:
 def stack_starts(clock: Clock, stack: Compose, build_log: Path, fresh: bool) -> None:
     with clock.step("images built (build of every image of docker-compose.yml)"):
         build_images(stack, build_log, fresh)
-    with clock.step("stack healthy (postgres, redis, migrate, web, worker, beat)"):
+    with clock.step("stack healthy (postgres, redis, migrate, web, worker, platform, beat)"):
         stack.run("up", "-d", "--no-build")
         for service in ("postgres", "redis", "web"):
             stack.wait_healthy(service, SERVE_SECONDS)
@@ -144,7 +144,8 @@ def stack_starts(clock: Clock, stack: Compose, build_log: Path, fresh: bool) -> 
         # The arena worker's health check is slow to start (its image build may take
         # minutes); its readiness is Celery's own word.
         stack.wait_logged("worker", " ready.", SERVE_SECONDS)
-        stack.wait_logged("beat", " ready.", SERVE_SECONDS)
+        stack.wait_logged("platform", " ready.", SERVE_SECONDS)
+        stack.wait_logged("beat", "scheduler lock taken", SERVE_SECONDS)
 
 
 def sdk_offered(clock: Clock, visitor: Visitor) -> None:
@@ -262,7 +263,8 @@ def backup_restores(clock: Clock, stack: Compose, fresh: Compose) -> None:
     """The database (pg_dump) and the data volume (sources, replays) of the stack, restored
     into a fresh stack that has never run: the same leaderboard, the replays readable."""
     with clock.step("backup and restore: pg_dump and the data volume into a fresh stack"):
-        stack.run("stop", "beat")  # it records results: no rating changes from here on
+        # The platform's worker records results: no rating changes from here on.
+        stack.run("stop", "beat", "platform")
         before = Visitor(stack.base_url).leaderboard()
         dump = stack.exec_bytes(
             "postgres", ["sh", "-c", 'pg_dump --format=custom -U "$POSTGRES_USER" "$POSTGRES_DB"']

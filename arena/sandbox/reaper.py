@@ -4,7 +4,8 @@ A runner removes its containers when it closes, and a container whose runner die
 itself when its bot reads the end of its input. What remains is a container whose runner
 was killed while its bot was busy (or stuck): :func:`reap_containers` removes the sandbox
 containers whose runner, per their labels, no longer runs on this host, and the staged
-copies of bot files such runners left. Workers run it when they start; ``everything=True``
+copies of bot files such runners left. Every arena worker runs it when it starts, before its
+first job (``arena.worker.reap_leftovers``; ``python -m arena reap`` by hand); ``everything=True``
 removes every sandbox container, live matches included.
 """
 

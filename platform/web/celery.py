@@ -3,11 +3,13 @@ send back. Settings come from Django's (``CELERY_*``), delivery from
 :data:`arena.broker.DELIVERY` (acks late, one message at a time, tasks given back when a
 worker dies), the same as the arena workers'.
 
-The platform's worker and the scheduler: ``celery -A web worker -B`` (``platform/`` on the
-path); it serves the queues this app declares, :data:`arena.broker.PLATFORM_QUEUES` (reports
-before the periodic jobs). It runs no bot: matches are
+The platform's worker: ``celery -A web worker`` (``platform/`` on the path); it serves the
+queues this app declares, :data:`arena.broker.PLATFORM_QUEUES` (reports before the periodic
+jobs); the scheduler, a process of its own: ``celery -A web beat`` (one at a time: its lock,
+:mod:`web.scheduler`). It runs no bot: matches are
 played by arena workers, ``python -m arena worker``, which need only the broker and a Docker
-engine (``deploy/run.py`` starts one of each for ``make run``).
+engine (``deploy/run.py`` starts one of each for ``make run``). A message on its queues
+that no worker can read is dropped, logged and counted (:mod:`arena.poison`).
 """
 
 from __future__ import annotations

@@ -4,8 +4,10 @@ cron job with curl).
 - ``/health/live``: the web process answers (no database, no broker): restart it if not.
 - ``/health/ready``: JSON of what the site needs and how the arena keeps up: the database,
   the broker, messages waiting on each arena queue, matches queued and the age of the oldest
-  one, and the arena workers seen in the last minutes. 200 when the database and the broker
-  answer, else 503 (take this web server out of rotation; nothing to restart here).
+  one, the arena workers seen in the last minutes, and whether the data directories (bot
+  sources, replays, when on this host's disk) take a write. 200 when the database and the
+  broker answer and the data directories can be written, else 503 (take this web server out
+  of rotation; nothing to restart here).
 
 Public, like the arena page: no match of anyone's in particular, no error text (a failure
 is logged with its details and answered as ``"unavailable"``).
@@ -26,6 +28,7 @@ from kombu import Connection  # type: ignore[attr-defined]  # kombu declares no 
 
 from arena.broker import MATCH_QUEUES
 from web.matches.models import Match, MatchStatus
+from web.storage_files import unwritable_locations
 
 logger = logging.getLogger(__name__)
 
@@ -93,6 +96,8 @@ def ready(request: HttpRequest) -> JsonResponse:
                 .values_list("worker", flat=True)
             )
         )
-    ok = database and depths is not None
+    unwritable = unwritable_locations()
+    body["storage"] = "ok" if not unwritable else {"unwritable": unwritable}
+    ok = database and depths is not None and not unwritable
     body["status"] = "ready" if ok else "not ready"
     return JsonResponse(body, status=200 if ok else 503)

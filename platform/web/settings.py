@@ -21,6 +21,7 @@ from arena.broker import (
     PLATFORM_ROUTES,
     REAP_MATCHES_TASK,
     REVALIDATE_TASK,
+    SWEEP_STORAGE_TASK,
     TOP_UP_LADDER_TASK,
     BrokerSettings,
     Role,
@@ -305,6 +306,13 @@ STORAGES = {
     },
 }
 
+#: The storage sweep (web/matches/sweep.py): how often, and how old an unreferenced file must
+#: be before it is removed (older than any transaction between a write and its commit).
+STORAGE_SWEEP_SECONDS = envint("STORAGE_SWEEP_SECONDS", 3600, minimum=1)
+STORAGE_SWEEP_GRACE_SECONDS = envint("STORAGE_SWEEP_GRACE_SECONDS", 3600, minimum=0)
+#: Retry-After of the 503 answered while the database or the storage is away (web/outages.py).
+OUTAGE_RETRY_AFTER_SECONDS = envint("OUTAGE_RETRY_AFTER_SECONDS", 30, minimum=1)
+
 # --- Bots and validation --------------------------------------------------------------
 UPLOAD_MAX_BYTES = envint("UPLOAD_MAX_BYTES", 256 * 1024, minimum=1)
 UPLOADS_PER_HOUR = envint("UPLOADS_PER_HOUR", 30, minimum=1)
@@ -357,6 +365,9 @@ CHALLENGE_MAX_GAMES = envint("CHALLENGE_MAX_GAMES", 20, minimum=1)
 # such messages every tenth CELERY_RESTORE_INTERVAL.
 _BROKER = BrokerSettings.from_env(folder=DATA_DIR / "broker").celery(Role.PLATFORM)
 CELERY_BROKER_URL = _BROKER["broker_url"]
+# kombu's transport with the poison guard: a message no worker can read is dropped, logged
+# and counted, never fatal (arena/poison.py). CELERY_MAX_MESSAGE_BYTES: the largest taken.
+CELERY_BROKER_TRANSPORT = _BROKER["broker_transport"]
 CELERY_BROKER_TRANSPORT_OPTIONS = _BROKER["broker_transport_options"]
 CELERY_BROKER_USE_SSL = _BROKER.get("broker_use_ssl", False)
 # The platform's own remote-control namespace and unacknowledged messages (in the transport
@@ -374,6 +385,9 @@ CELERY_TASK_TIME_LIMIT = envint("CELERY_HARD_TIME_LIMIT", 360, minimum=1)
 #: another attempt may take it over. Keep it above CELERY_HARD_TIME_LIMIT.
 MATCH_LEASE_SECONDS = envint("MATCH_LEASE_SECONDS", CELERY_TASK_TIME_LIMIT + 60, minimum=1)
 CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
+#: Exactly one scheduler: beat runs as its own process (celery -A web beat) and takes a lock
+#: before it sends anything; a second beat waits on it (web/scheduler.py).
+CELERY_BEAT_SCHEDULER = "web.scheduler:LockedScheduler"
 #: The platform's private Ed25519 key (PEM; python -m arena keygen --out PATH): every job is
 #: signed with it, and arena workers refuse any job it did not sign. The web server and the
 #: platform's worker refuse to start without it when DEBUG is off (web/arena_hosts/keys.py);
@@ -385,6 +399,8 @@ CELERY_BEAT_SCHEDULE = {
     "reap-matches": {"task": REAP_MATCHES_TASK, "schedule": float(MATCH_REAPER_SECONDS)},
     # Starts the tournaments that are due; finishes any whose end was not heard at once.
     "advance-tournaments": {"task": ADVANCE_TOURNAMENTS_TASK, "schedule": 30.0},
+    # Files no row references (a process killed between its writes and its commit).
+    "sweep-storage": {"task": SWEEP_STORAGE_TASK, "schedule": float(STORAGE_SWEEP_SECONDS)},
 }
 
 # --- API ------------------------------------------------------------------------------------

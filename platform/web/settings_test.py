@@ -36,6 +36,7 @@ STORAGES = {
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 CELERY_BROKER_URL = "memory://"
+CELERY_BROKER_TRANSPORT = None
 CELERY_BROKER_TRANSPORT_OPTIONS = {}
 # Generous anonymous/user rates so that only the tests about throttling meet them.
 REST_FRAMEWORK = {

@@ -136,3 +136,50 @@ def test_after_a_runner_is_killed_its_containers_go_away_or_are_reaped(staging: 
     assert busy.name in reap_containers(staging_dir=str(staging))
     assert containers_of_runner(match.pid) == {}
     assert list(staging.iterdir()) == []  # the dead runner's staged file went too
+
+
+# -- a worker that starts --------------------------------------------------------------------
+
+
+def test_a_worker_reaps_what_dead_runners_left_before_its_first_job(
+    sandbox: str, staging: Path, tmp_path: Path
+) -> None:
+    from arena.sandbox.container import staging_prefix
+    from tests.arena.test_worker import worker_keys_env
+
+    dead = subprocess.Popen(["true"])
+    dead.wait()  # a pid that runs nothing now
+    me = labels.RunnerIdentity.current()
+    runner = {**me.labels(), labels.RUNNER_PID: str(dead.pid), labels.RUNNER_START: "1"}
+    name = f"cucumbers-reaper-worker-{secrets.token_hex(3)}"
+    start_idle_container(sandbox, name, runner)  # the sandbox's own label: what workers reap
+    gone = labels.RunnerIdentity(dead.pid, 1, me.host)
+    staged = staging / f"{staging_prefix(gone)}{secrets.token_hex(4)}"
+    staged.mkdir()
+    (staged / "bot.py").write_text("def play(view):\n    return view.legal[0]\n")
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "REDIS_URL": "redis://127.0.0.1:9/0",  # never answers: the reaping comes before it
+        "CUCUMBERS_SANDBOX_STAGING_DIR": str(staging),
+        **worker_keys_env(tmp_path),
+    }
+    if "DOCKER_HOST" in os.environ:
+        env["DOCKER_HOST"] = os.environ["DOCKER_HOST"]
+    log = tmp_path / "worker.log"
+    with log.open("wb") as out:
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "arena", "worker", "--concurrency=1"],
+            cwd=REPO,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        wait_for(lambda: "sandbox container(s) of dead runners" in log.read_text(), 120, "reaping")
+    finally:
+        os.killpg(worker.pid, signal.SIGKILL)
+        worker.wait()
+    assert name in log.read_text()
+    assert engine_client().api.containers(all=True, filters={"name": name}) == []
+    assert not staged.exists()

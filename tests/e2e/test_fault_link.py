@@ -9,13 +9,14 @@ from typing import Any
 import pytest
 from django.db import transaction
 
+from arena.contract import MatchKind
 from cucumbers.faults import Fault, FaultKind
 from cucumbers.tracebacks import BotTraceback, Frame
 from tests.e2e.conftest import PHONE, screenshot
 from tests.e2e.replays import FAULT_ROUND, FAULT_SEAT, FAULT_TRICK
 from tests.e2e.test_viewer import GAME_1, GAME_2, Viewer, as_outcome, key, log_in_as_staff
 from tests.web.recorded import Entrant, record_series
-from web.matches.models import Match, MatchKind
+from web.matches.models import Match
 from web.matches.replays import StoredFiles
 
 TRACEBACK = BotTraceback(

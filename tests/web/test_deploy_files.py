@@ -31,7 +31,7 @@ ARENA_ENV_EXAMPLE = REPO / "deploy" / "arena-worker.env.example"
 ARENA_HOST = REPO / "deploy" / "arena-host.yml"
 OFFLINE = REPO / "deploy" / "offline"
 #: The services that run platform code (Django, the database, the data volume).
-PLATFORM_SERVICES = {"migrate", "web", "beat"}
+PLATFORM_SERVICES = {"migrate", "web", "platform", "beat"}
 SECRETS = {
     "SECRET_KEY",
     "POSTGRES_PASSWORD",
@@ -70,9 +70,9 @@ def env_example() -> dict[str, str]:
 def test_compose_runs_the_whole_stack_with_health_checks() -> None:
     services = compose()["services"]
     assert set(services) == {"postgres", "redis", "redis-acl", "worker"} | PLATFORM_SERVICES
-    for name in ("postgres", "redis", "web", "worker"):
+    for name in ("postgres", "redis", "web", "worker", "platform"):
         assert services[name]["healthcheck"]["test"], name
-    for name in ("web", "beat"):
+    for name in ("web", "platform", "beat"):
         # New code never serves or works before the schema is migrated.
         assert services[name]["depends_on"]["migrate"]["condition"] == (
             "service_completed_successfully"
@@ -80,15 +80,19 @@ def test_compose_runs_the_whole_stack_with_health_checks() -> None:
     assert services["migrate"]["depends_on"]["postgres"]["condition"] == "service_healthy"
     assert "gunicorn -c deploy/gunicorn.conf.py web.wsgi" in " ".join(services["web"]["command"])
     # Arena workers play matches (urgent before ladder, their default); the platform's own
-    # worker with the scheduler (-B) records reports before it runs the periodic jobs.
+    # worker records reports before it runs the periodic jobs; the scheduler is a service of
+    # its own (one at a time: its lock), never a worker's -B.
     assert "exec python -m arena worker" in " ".join(services["worker"]["command"])
-    beat = services["beat"]["command"]
-    assert beat[:4] == ["celery", "-A", "web", "worker"] and "-B" in beat
+    platform = services["platform"]["command"]
+    assert platform[:4] == ["celery", "-A", "web", "worker"] and "-B" not in platform
     # No -Q: the worker serves the queues its app declares, in the broker's order.
-    assert "-Q" not in beat
+    assert "-Q" not in platform
     from web.celery import app
 
     assert tuple(queue.name for queue in app.conf.task_queues) == PLATFORM_QUEUES
+    assert services["beat"]["command"] == ["celery", "-A", "web", "beat", "--loglevel=INFO"]
+    for name in ("web", "worker", "platform", "beat"):
+        assert services[name]["restart"] == "unless-stopped", name
     # Published on the loopback only: a TLS proxy goes in front.
     assert all(port.startswith("127.0.0.1:") for port in services["web"]["ports"])
 
@@ -305,7 +309,7 @@ def test_images_are_the_standard_ones_unless_compose_variables_say_otherwise() -
     services = spec["services"]
     assert services["postgres"]["image"] == "${POSTGRES_IMAGE:-postgres:16}"
     assert services["redis"]["image"] == "${REDIS_IMAGE:-redis:7}"
-    builds = [services[name]["build"] for name in ("web", "worker", "migrate", "beat")]
+    builds = [services[name]["build"] for name in ("web", "worker", "migrate", "platform", "beat")]
     builds.append(compose(ARENA_HOST)["services"]["arena"]["build"])
     for build in builds:
         assert build["dockerfile"] == "deploy/web.Dockerfile"
@@ -314,7 +318,7 @@ def test_images_are_the_standard_ones_unless_compose_variables_say_otherwise() -
             "DOCKER_CLI_IMAGE": "${DOCKER_CLI_IMAGE:-docker:27-cli}",
         }
     # Every service of platform code runs the one image, whose tag a variable can change.
-    images = {services[name]["image"] for name in ("web", "worker", "migrate", "beat")}
+    images = {services[name]["image"] for name in ("web", "worker", "migrate", "platform", "beat")}
     assert images == {"${WEB_IMAGE:-cucumber-arena-web:latest}"}
     assert compose(ARENA_HOST)["services"]["arena"]["image"] == images.pop()
 

@@ -1,6 +1,7 @@
 """``make run`` end to end: ``deploy/run.py`` on its embedded defaults (SQLite, kombu's
-filesystem broker) serves the leaderboard, prints the demo account, accepts an API upload
-that its own worker validates, and Ctrl-C stops every process it started.
+filesystem broker) serves the leaderboard, prints the demo account, drops the poison put on
+every queue and plays on, accepts an API upload that its own worker validates, and Ctrl-C
+stops every process it started; killed with SIGKILL, it leaves none of them running.
 
 No database of the test suite is used: the launcher gets a clean environment with a
 throw-away ``DATA_DIR``, so it never touches the repository's ``.data/``."""
@@ -32,7 +33,8 @@ from tests.web.factories import GOOD_BOT
 
 REPO = Path(__file__).resolve().parents[2]
 RUN_PY = REPO / "deploy" / "run.py"
-START_SECONDS = 60.0  # migrations on SQLite, bootstrap, three processes importing Django
+START_SECONDS = 300.0  # migrations on SQLite, bootstrap, four processes importing Django, on a
+# machine that may be busy (a deadline for the event, not a speed)
 # The house bots' validations queue ahead of ours on 2 cores, and the local filesystem
 # broker serves its queues in no order of urgency: the ladder's deal sets (a table's
 # rotations queued together) come between them. A deadline for the event, not a speed.
@@ -99,6 +101,7 @@ class Launcher:
             MATCH_REAPER_SECONDS="2",
             PYTHONUNBUFFERED="1",
         )
+        self.data_dir = data_dir
         self.marker = (f"DATA_DIR={data_dir}", f"CUCUMBERS_BROKER_DIR={data_dir}/broker")
         # Exactly the Makefile's recipe: `$(BIN)/python deploy/run.py` from the repository.
         self.proc = subprocess.Popen(
@@ -231,16 +234,47 @@ def version_status(base: str, token: str, bot_id: int, number: int) -> str:
     return str(next(row["status"] for row in rows if row["number"] == number))
 
 
-def test_make_run_serves_validates_and_stops_cleanly(launcher: Launcher) -> None:
+#: Every queue of both workers, and what a writer to the broker may leave on them.
+QUEUES = ("urgent", "tournament", "ladder", "reports", "maintenance")
+POISON = (b"x\x00\xff garbage", b'{"hello": "world"}', b"[1, 2]")
+
+
+def put_poison(data_dir: Path) -> None:
+    """Files in kombu's filesystem queue folder, named as kombu names its messages."""
+    folder = data_dir / "broker" / "queue"
+    folder.mkdir(parents=True, exist_ok=True)
+    for queue in QUEUES:
+        for number, body in enumerate(POISON):
+            (folder / f"0000000{number}_{uuid.uuid4()}.{queue}.msg").write_bytes(body)
+
+
+def wait_for_the_site(launcher: Launcher) -> str:
     _, page = wait_for(
         "the leaderboard",
         lambda: (lambda r: r if r[0] == 200 else None)(http_get(f"{launcher.base}/")),
         START_SECONDS,
         launcher,
     )
+    return str(page)
+
+
+def test_make_run_serves_validates_and_stops_cleanly(launcher: Launcher) -> None:
+    page = wait_for_the_site(launcher)
     assert "Leaderboard" in page or "leaderboard" in page
     assert "demo / cucumbers-demo" in launcher.output
     assert "NOT isolated" in launcher.output  # the process runner's warning
+    # Poison on every queue: dropped, logged and counted by each worker, none of which exits
+    # (wait_for fails the moment the launcher does, which it would were a child to exit).
+    put_poison(launcher.data_dir)
+    for queue in QUEUES:
+        wait_for(
+            f"the poison on {queue} dropped",
+            lambda queue=queue: (
+                launcher.output.count(f"event=broker.poison queue={queue} ") >= len(POISON)
+            ),
+            30.0,
+            launcher,
+        )
 
     token = log_in_and_make_token(launcher.base, "demo", "cucumbers-demo")
     result = upload(launcher.base, token, "smoke", BOT_SOURCE)
@@ -267,8 +301,8 @@ def test_make_run_serves_validates_and_stops_cleanly(launcher: Launcher) -> None
             launcher,
         )
     children = processes_with(launcher.marker)
-    # The launcher, web, the platform's worker (+ pool), the arena worker (+ pool).
-    assert len(children) >= 6, children
+    # The launcher, web, the platform's worker (+ pool), beat, the arena worker (+ pool).
+    assert len(children) >= 7, children
 
     launcher.proc.send_signal(signal.SIGINT)
     assert launcher.proc.wait(timeout=STOP_SECONDS) == 0
@@ -280,3 +314,16 @@ def test_make_run_serves_validates_and_stops_cleanly(launcher: Launcher) -> None
     # Warm shutdown, then cold after run.py's WARM_SECONDS (4): never its SIGKILL at 10 s,
     # which it announces ("did not stop in 10 s: killing it").
     assert "did not stop" not in launcher.output
+
+
+def test_make_run_killed_with_sigkill_leaves_no_process_of_its_own(launcher: Launcher) -> None:
+    wait_for_the_site(launcher)
+    wait_for("the scheduler", lambda: "beat: scheduler lock taken" in launcher.output, 30, launcher)
+    assert len(processes_with(launcher.marker)) >= 7
+    launcher.proc.kill()  # as an OOM kill or a supervisor that signals one process does
+    launcher.proc.wait()
+    # Each child has the launcher's death as a SIGTERM (its warm shutdown, then gone).
+    deadline = time.monotonic() + 30.0
+    while processes_with(launcher.marker) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert processes_with(launcher.marker) == [], launcher.output[-3000:]

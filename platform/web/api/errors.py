@@ -6,6 +6,7 @@ site's HTML page."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -21,6 +22,8 @@ from rest_framework.exceptions import (
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from web.outages import MESSAGES as OUTAGE_MESSAGES
+from web.outages import outage_of, outage_page, unavailable
 from web.refusals import Refusal
 
 #: The prefix of the API's paths, whose errors are JSON whichever view (or none) answers.
@@ -123,7 +126,19 @@ def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
-    """The site's 500 (``handler500``), JSON under ``/api/``."""
+    """The site's 500 (``handler500``), JSON under ``/api/``; a 503 with ``Retry-After``
+    when the failure is an outage of the database or the storage (:mod:`web.outages`).
+    Django calls it while handling the exception, which ``sys.exc_info`` then holds."""
+    outage = outage_of(sys.exc_info()[1])
+    if outage is not None:
+        if not _under_api(request):
+            return unavailable(outage_page(outage))
+        body = {"detail": OUTAGE_MESSAGES[outage], "code": outage.value}
+        return unavailable(
+            JsonResponse(
+                body, status=status.HTTP_503_SERVICE_UNAVAILABLE, json_dumps_params=COMPACT
+            )
+        )
     if _under_api(request):
         return JsonResponse(
             {"detail": "server error: the failure is logged", "code": "server_error"},

@@ -5,7 +5,8 @@ drf-spectacular documents successes only; every refusal has one ``Error`` shape,
 validate (web/api/errors.py). Which statuses an operation can answer follows from what it
 takes: a token (401), path parameters (404), query parameters (400, 404) or a body (400;
 415 when of another content type), a change (403, 409), an upload (413), and every request
-may be throttled (429).
+may be throttled (429) or meet an outage of the database or the storage (503, with
+``Retry-After``: web/outages.py).
 tests/web/api/test_schema.py checks the real answers against it."""
 
 from __future__ import annotations
@@ -60,6 +61,8 @@ _REASONS = {
     413: "The body is larger than an upload may be.",
     415: "The body is not of the operation's one content type (JSON; multipart for uploads).",
     429: "Too many requests: throttled, or over a quota; try again later.",
+    503: "The database or the file storage is unavailable (code database_unavailable or"
+    " storage_unavailable): nothing was changed; ask again after Retry-After seconds.",
 }
 _WRITES = {"post", "put", "patch", "delete"}
 
@@ -71,7 +74,7 @@ def _error(status: int) -> dict[str, Any]:
 
 def statuses(method: str, operation: dict[str, Any]) -> set[int]:
     """The refusals ``operation`` can answer."""
-    found = {401, 429}
+    found = {401, 429, 503}
     places = {parameter.get("in") for parameter in operation.get("parameters", [])}
     if "path" in places:
         found.add(404)

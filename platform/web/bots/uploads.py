@@ -20,6 +20,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from web.refusals import Problem
+from web.storage_files import save_whole
 
 from .errors import UploadError
 from .models import (
@@ -147,8 +148,11 @@ def _store_version(bot: Bot, checked: CheckedSource) -> BotVersion:
     last = bot.versions.aggregate(last=Max("number"))["last"] or 0
     number = last + 1
     storage = bot_source_storage()
-    name = storage.save(
-        f"{bot.owner_id}/{bot.pk}/v{number}-{checked.sha256[:16]}.py", ContentFile(checked.data)
+    # A write that fails (a full disk) leaves no file behind.
+    name = save_whole(
+        storage,
+        f"{bot.owner_id}/{bot.pk}/v{number}-{checked.sha256[:16]}.py",
+        ContentFile(checked.data),
     )
     try:
         version = BotVersion.objects.create(

@@ -20,6 +20,7 @@ from django.core.files.base import ContentFile
 from cucumbers.move_facts import public_replay
 from cucumbers.move_output import MoveOutput
 from cucumbers.replay import dumps_replay, gzip_bytes, loads_replay
+from web.storage_files import save_whole
 
 from .models import MatchGame, replay_storage
 
@@ -36,14 +37,15 @@ def outputs_name(match_id: int, number: int) -> str:
 
 class StoredFiles:
     """Files written while a transaction is open, deleted again if it does not commit
-    (a replay is stored only when its row is). Use around ``transaction.atomic()``."""
+    (a replay is stored only when its row is), and a write that fails leaves nothing
+    (:func:`web.storage_files.save_whole`). Use around ``transaction.atomic()``."""
 
     def __init__(self) -> None:
         self.names: list[str] = []
 
     def save_replay(self, match_id: int, number: int, replay: Mapping[str, Any]) -> tuple[str, int]:
         data = gzip_bytes(dumps_replay(public_replay(replay)))
-        name = replay_storage().save(replay_name(match_id, number), ContentFile(data))
+        name = save_whole(replay_storage(), replay_name(match_id, number), ContentFile(data))
         self.names.append(name)
         return name, len(data)
 
@@ -64,7 +66,7 @@ class StoredFiles:
             },
         }
         data = gzip_bytes(json.dumps(layout).encode())
-        name = replay_storage().save(outputs_name(match_id, number), ContentFile(data))
+        name = save_whole(replay_storage(), outputs_name(match_id, number), ContentFile(data))
         self.names.append(name)
         return name
 

@@ -57,15 +57,17 @@ def platform_broker(url: str = REDIS_URL, **timeouts: str) -> Iterator[None]:
         app._pool = None
         app.amqp._producer_pool = None
 
-    before = app.conf.broker_url, app.conf.broker_transport_options
+    conf = app.conf
+    before = conf.broker_url, conf.broker_transport, conf.broker_transport_options
     options = BrokerSettings.from_env({"REDIS_URL": url, **timeouts}).celery(Role.PLATFORM)
-    app.conf.broker_url = options["broker_url"]
-    app.conf.broker_transport_options = options["broker_transport_options"]
+    conf.broker_url = options["broker_url"]
+    conf.broker_transport = options["broker_transport"]
+    conf.broker_transport_options = options["broker_transport_options"]
     fresh_pools()
     try:
         yield
     finally:
-        app.conf.broker_url, app.conf.broker_transport_options = before
+        conf.broker_url, conf.broker_transport, conf.broker_transport_options = before
         fresh_pools()
 
 
@@ -149,6 +151,18 @@ def platform_worker(
         yield worker
     finally:
         kill(worker, signal.SIGTERM)
+
+
+@contextmanager
+def beat(env: dict[str, str], log: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """The scheduler (``celery -A web beat``, its lock in web/scheduler.py) until the block
+    ends; SIGKILL may end it earlier."""
+    argv = [sys.executable, "-m", "celery", "-A", "web", "beat", "--loglevel=INFO"]
+    scheduler = _start(argv, env, log)
+    try:
+        yield scheduler
+    finally:
+        kill(scheduler, signal.SIGTERM)
 
 
 @contextmanager
