@@ -14,6 +14,7 @@ from django.conf import settings
 from django.core.files.storage import Storage, storages
 from django.core.validators import RegexValidator
 from django.db import models
+from django.db.models import F
 from django.db.models.functions import Lower
 from django.utils import timezone
 
@@ -23,6 +24,8 @@ from cucumbers.faults import FaultKind
 from cucumbers.games import GameName, title
 from web.elo import elo_settings
 from web.links import bot_url
+
+from .ranking import LEADERBOARD_ORDER, UNRATED, is_rated
 
 BOT_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$"
 bot_name_validator = RegexValidator(
@@ -68,9 +71,10 @@ def bot_source_storage() -> Storage:
 
 class BotQuerySet(models.QuerySet["Bot"]):
     def on_leaderboard(self, game: str) -> BotQuerySet:
-        """Bots that play ranked games in ``game``, best first (the partial index's order)."""
+        """Bots that play ranked games in ``game``: the rated ones best first, then those
+        with no rated game yet (the partial index's order, :mod:`web.bots.ranking`)."""
         return self.filter(game=game, active=True, active_version__isnull=False).order_by(
-            "-rating", "id"
+            *LEADERBOARD_ORDER
         )
 
 
@@ -109,7 +113,10 @@ class Bot(models.Model):
             # The leaderboard: one game, listed bots, by rating. Partial, so 10,000 bots with
             # many inactive ones stay one index range scan per page.
             models.Index(
-                fields=["game", "-rating", "id"],
+                F("game"),
+                UNRATED,
+                F("rating").desc(),
+                F("id"),
                 name="bot_leaderboard",
                 condition=models.Q(active=True, active_version__isnull=False),
             ),
@@ -170,11 +177,13 @@ class Bot(models.Model):
         return f"validating v{latest.number}"
 
     def rank(self) -> int | None:
-        """1-based place on its game's leaderboard (ties broken by age), or None."""
-        if not self.on_leaderboard:
+        """1-based place among its game's rated bots (ties broken by age); None off the
+        leaderboard or before its first rated game (:mod:`web.bots.ranking`)."""
+        if not self.on_leaderboard or not is_rated(self):
             return None
         ahead = Bot.objects.on_leaderboard(self.game).filter(
-            models.Q(rating__gt=self.rating) | models.Q(rating=self.rating, id__lt=self.id)
+            models.Q(games__gt=0),
+            models.Q(rating__gt=self.rating) | models.Q(rating=self.rating, id__lt=self.id),
         )
         return ahead.count() + 1
 
