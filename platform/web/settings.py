@@ -342,6 +342,13 @@ MATCH_MAX_ATTEMPTS = envint("MATCH_MAX_ATTEMPTS", 5, minimum=1)
 #: First wait after an infrastructure error, doubled at each attempt (up to 10 minutes).
 MATCH_RETRY_SECONDS = envint("MATCH_RETRY_SECONDS", 10, minimum=0)
 MATCH_REAPER_SECONDS = envint("MATCH_REAPER_SECONDS", 60, minimum=1)
+#: How often beat starts the tournaments that are due (and ends those whose matches are over).
+TOURNAMENT_ADVANCE_SECONDS = envint("TOURNAMENT_ADVANCE_SECONDS", 30, minimum=1)
+#: How often beat opens the recurring events' next occurrences (web/tournaments/recurring.py).
+RECURRING_SECONDS = envint("RECURRING_SECONDS", 60, minimum=1)
+#: One weekly round robin per game, with the house bots entered, unless staff made a series
+#: of that game themselves (the admin's "Recurring tournaments"); 0: none.
+HOUSE_EVENTS = envbool("HOUSE_EVENTS", True)
 CHALLENGES_PER_HOUR = envint("CHALLENGES_PER_HOUR", 10, minimum=1)
 #: The most games a challenge may ask for (the default is MATCH_GAMES).
 CHALLENGE_MAX_GAMES = envint("CHALLENGE_MAX_GAMES", 20, minimum=1)
@@ -384,7 +391,12 @@ CELERY_BEAT_SCHEDULE = {
     "top-up-ladder": {"task": "pipeline.top_up_ladder", "schedule": float(LADDER_TOP_UP_SECONDS)},
     "reap-matches": {"task": "pipeline.reap_matches", "schedule": float(MATCH_REAPER_SECONDS)},
     # Starts the tournaments that are due; finishes any whose last match's signal was lost.
-    "advance-tournaments": {"task": "tournaments.advance", "schedule": 30.0},
+    "advance-tournaments": {
+        "task": "tournaments.advance",
+        "schedule": float(TOURNAMENT_ADVANCE_SECONDS),
+    },
+    # Opens the recurring house events' next occurrences (web/tournaments/recurring.py).
+    "recur-tournaments": {"task": "tournaments.recur", "schedule": float(RECURRING_SECONDS)},
 }
 
 # --- API ------------------------------------------------------------------------------------
