@@ -193,9 +193,13 @@ function wireControls(parts, viewer, positions) {
     event.preventDefault();
     viewer.goTo(viewer.index());
   });
-  // Mouse clicks leave the focus where it was, so Space keeps meaning play/pause rather than
-  // pressing the button clicked last.
-  parts.controls.addEventListener("mousedown", (event) => event.target.closest("button") && event.preventDefault());
+  // A mouse click on a control leaves no focus on that button (Space keeps meaning
+  // play/pause rather than pressing the button clicked last) and gives the viewer the keys.
+  parts.controls.addEventListener("mousedown", (event) => {
+    if (!event.target.closest("button")) return;
+    event.preventDefault();
+    viewer.root.focus({ preventScroll: true });
+  });
 }
 
 /** Keys → viewer actions; null for keys the viewer leaves alone. */
@@ -242,7 +246,7 @@ function drawSeat(seat, table) {
     h(
       "header",
       {},
-      h("b", { class: "cv-name", "data-name": true }, seat.name + (seat.version !== null ? ` v${seat.version}` : "")),
+      h("b", { class: "cv-name", "data-name": true }, seat.name + (seat.version !== null && !seat.name.endsWith(` v${seat.version}`) ? ` v${seat.version}` : "")),
       seat.owner ? h("span", { class: "cv-owner", "data-owner": true }, ` by ${seat.owner}`) : null,
       ...labels,
     ),
@@ -322,6 +326,8 @@ export function autoMount(doc = document) {
   const elements = [...doc.querySelectorAll("[data-replay-viewer]")];
   const syncHash = (viewer) => {
     hub.active = viewer;
+    // A viewer that plays by itself (`data-autoplay`) leaves the page's address alone.
+    if (viewer.root.closest("[data-autoplay]")) return;
     history.replaceState(null, "", `#${viewer.key()}`);
   };
   const load = async (el) => {
@@ -348,6 +354,8 @@ export function autoMount(doc = document) {
       } else if (el.dataset.replayInline && elements.length === 1) {
         host.focus({ preventScroll: true }); // the offline page is this one viewer
       }
+      // `data-autoplay` (the landing page): it plays at once, unless motion is unwanted.
+      if ("autoplay" in el.dataset && !window.matchMedia?.("(prefers-reduced-motion: reduce)").matches) viewer.toggle();
       el.dataset.loaded = "true";
     } catch (error) {
       host.replaceChildren(h("p", { class: "cv-error", "data-viewer-error": true }, `Could not load the replay: ${error.message}`));
