@@ -16,6 +16,7 @@ from django.utils.functional import cached_property
 from cucumbers.replay import dumps_replay, gzip_bytes
 from web.bots.models import Bot, Game
 from web.caching import COUNT, remembered
+from web.elo import elo_settings
 from web.pipeline.status import place_in_queue
 
 from .access import visible_matches
@@ -112,6 +113,8 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
     ]
     context = {"match": match, "participants": participants, "games": games, "names": names}
     context["held"] = HELD_MESSAGE if held else ""
+    context["elo_moved"] = any(p.rating_change is not None for p in participants)
+    context["elo"] = elo_settings()
     if match.deal_set is not None:
         context["rotations"] = Match.objects.filter(deal_set=match.deal_set).order_by("rotation")
     context["ahead"] = place_in_queue(match) if match.status == MatchStatus.QUEUED else None
