@@ -185,13 +185,26 @@ def play_game(
 
         def decide(view: View) -> object:
             started = perf_counter()
-            move = request(view, move_seconds + bank[seat])  # raises BotFault
+            left = bank[seat]
+            try:
+                move = request(view, move_seconds + left)  # raises BotFault
+            except BotFault as fault:
+                if fault.kind is not FaultKind.TIMEOUT or fault.infrastructure:
+                    raise
+                # The runner knows only the total: say what it is made of.
+                raise BotFault(
+                    FaultKind.TIMEOUT,
+                    f"no move within {move_seconds + left:.3g} s: {move_seconds:g} s a move"
+                    f" and the {left:.3g} s left of its {limits.bank_seconds:g} s time bank",
+                ) from None
             elapsed = perf_counter() - started
             moves[seat] += 1
             think[seat] += elapsed
             if elapsed > move_seconds and bank_overrun(bank, seat, elapsed - move_seconds):
                 raise BotFault(
-                    FaultKind.TIMEOUT, f"no move within {move_seconds:g} s and the time bank"
+                    FaultKind.TIMEOUT,
+                    f"no move within {move_seconds:g} s a move and its {limits.bank_seconds:g} s"
+                    " time bank",
                 )
             return move
 
