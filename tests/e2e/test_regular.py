@@ -212,7 +212,7 @@ def test_the_landing_page_plays_a_recent_game_and_shows_the_arena_live(
     page.wait_for_function(
         "() => Number(document.querySelector('[data-viewer-game]').dataset.positionIndex) >= 2"
     )
-    assert f"match #{site.match.pk}" in page.locator(".featured figcaption").inner_text()
+    assert f"match #{site.match.pk}" in page.locator("#featured-caption").inner_text()
     assert viewer.count() == 1
     assert "#" not in page.url  # it plays without rewriting the address
     figures = page.locator(".live-figures").inner_text()

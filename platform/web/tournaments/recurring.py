@@ -75,8 +75,9 @@ def open_next(series_id: int, now: datetime | None = None) -> Tournament | None:
         )
         tournament.full_clean()
         tournament.save()
-    if series.enter_house_bots:
-        enter_house_bots(tournament)
+        # In the same transaction: the occurrence appears with its house bots entered.
+        if series.enter_house_bots:
+            enter_house_bots(tournament)
     logger.info("recurring %s: %s opened, starts %s", series.pk, tournament, start.isoformat())
     return tournament
 
