@@ -14,7 +14,7 @@ from django.conf import settings
 from django.core.files.storage import Storage, storages
 from django.core.validators import RegexValidator
 from django.db import models
-from django.db.models import F
+from django.db.models import BooleanField, ExpressionWrapper, F, Q
 from django.db.models.functions import Lower
 from django.utils import timezone
 
@@ -24,8 +24,6 @@ from cucumbers.faults import FaultKind
 from cucumbers.games import GameName, title
 from web.elo import elo_settings
 from web.links import bot_url
-
-from .ranking import LEADERBOARD_ORDER, UNRATED, is_rated
 
 BOT_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$"
 bot_name_validator = RegexValidator(
@@ -67,6 +65,13 @@ class RejectionKind(models.TextChoices):
 def bot_source_storage() -> Storage:
     """Bot sources live apart from media and are never served directly."""
     return storages["bot_sources"]
+
+
+#: True for a bot with no rated game: listed after every rated bot (web/bots/ranking.py).
+#: The leaderboard's index holds the same expression, so a page stays one range scan.
+UNRATED = ExpressionWrapper(Q(games=0), output_field=BooleanField())
+#: The leaderboard's order, for ``QuerySet.order_by``.
+LEADERBOARD_ORDER = (UNRATED.asc(), F("rating").desc(), F("id").asc())
 
 
 class BotQuerySet(models.QuerySet["Bot"]):
@@ -179,7 +184,7 @@ class Bot(models.Model):
     def rank(self) -> int | None:
         """1-based place among its game's rated bots (ties broken by age); None off the
         leaderboard or before its first rated game (:mod:`web.bots.ranking`)."""
-        if not self.on_leaderboard or not is_rated(self):
+        if not self.on_leaderboard or not self.games:
             return None
         ahead = Bot.objects.on_leaderboard(self.game).filter(
             models.Q(games__gt=0),

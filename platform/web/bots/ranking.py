@@ -11,18 +11,12 @@ pages mark it and say in words that the ladder cannot tell it from the bot above
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
-from django.db.models import BooleanField, ExpressionWrapper, F, Q
+from django.db.models import Q
 
-if TYPE_CHECKING:
-    from .models import Bot
+from .models import LEADERBOARD_ORDER, UNRATED, Bot
 
-#: True for a bot with no rated game: sorted after every rated bot. The leaderboard's
-#: index holds the same expression (``bot_leaderboard``), so a page stays one range scan.
-UNRATED = ExpressionWrapper(Q(games=0), output_field=BooleanField())
-#: The leaderboard's order, for ``QuerySet.order_by``.
-LEADERBOARD_ORDER = (UNRATED.asc(), F("rating").desc(), F("id").asc())
+__all__ = ["LEADERBOARD_ORDER", "UNRATED", "is_rated", "ranks", "rated_above", "tied_with_above"]
 
 
 def is_rated(bot: Bot) -> bool:
@@ -50,8 +44,6 @@ def tied_with_above(ranked: Sequence[Bot], above: Bot | None) -> set[int]:
 
 def rated_above(bot: Bot) -> Bot | None:
     """The rated bot ranked just above ``bot`` on its leaderboard (None for the first)."""
-    from .models import Bot
-
     ahead = Bot.objects.on_leaderboard(bot.game).filter(
         Q(games__gt=0), Q(rating__gt=bot.rating) | Q(rating=bot.rating, id__lt=bot.pk)
     )
