@@ -189,12 +189,18 @@ def play_game(
             try:
                 move = request(view, move_seconds + left)  # raises BotFault
             except BotFault as fault:
-                if fault.kind is not FaultKind.TIMEOUT or fault.infrastructure:
+                allowed = move_seconds + left
+                # A load that timed out, a crash...: the runner's own words. A move that used
+                # all its time: the runner knows only the total; say what it was made of.
+                if (
+                    fault.kind is not FaultKind.TIMEOUT
+                    or fault.infrastructure
+                    or perf_counter() - started < 0.99 * allowed
+                ):
                     raise
-                # The runner knows only the total: say what it is made of.
                 raise BotFault(
                     FaultKind.TIMEOUT,
-                    f"no move within {move_seconds + left:.3g} s: {move_seconds:g} s a move"
+                    f"no move within {allowed:.3g} s: {move_seconds:g} s a move"
                     f" and the {left:.3g} s left of its {limits.bank_seconds:g} s time bank",
                 ) from None
             elapsed = perf_counter() - started
