@@ -68,6 +68,7 @@ REAP_MATCHES_TASK: Final = "pipeline.reap_matches"
 REVALIDATE_TASK: Final = "pipeline.revalidate_failed"
 ADVANCE_TOURNAMENTS_TASK: Final = "tournaments.advance"
 SWEEP_STORAGE_TASK: Final = "storage.sweep"
+RECUR_TOURNAMENTS_TASK: Final = "tournaments.recur"
 #: Where each task the platform's worker serves comes in (the default: MAINTENANCE_QUEUE).
 PLATFORM_ROUTES: Final[Mapping[str, str]] = {
     STARTED_TASK: REPORTS_QUEUE,

@@ -7,10 +7,17 @@ import multiprocessing
 import os
 
 bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
-# Sync workers: the views are short database reads and writes, and the long work (matches)
-# runs in Celery. The usual 2 x cores + 1, capped so that a big host does not open more
-# database connections than PostgreSQL's default max_connections (100) allows.
+# The views are short database reads and writes, and the long work (matches) runs in
+# Celery. The usual 2 x cores + 1 processes, capped so that a big host does not open more
+# database connections than PostgreSQL's default max_connections (100) allows (one per
+# thread: 8 x 8 = 64 at most).
 workers = int(os.environ.get("WEB_CONCURRENCY", min(2 * multiprocessing.cpu_count() + 1, 8)))
+# Threads, not sync workers: a sync worker belongs to one client until that client has sent
+# its request and read the answer, so as many slow clients as workers (three, on a small
+# host) stalled every other visitor. A thread each, they hold one thread of many
+# (tests/web/test_slow_clients.py); a buffering proxy in front removes them altogether.
+worker_class = "gthread"
+threads = int(os.environ.get("GUNICORN_THREADS", "8"))
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
 graceful_timeout = 20
 keepalive = 5

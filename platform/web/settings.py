@@ -20,6 +20,7 @@ from arena.broker import (
     MAINTENANCE_QUEUE,
     PLATFORM_ROUTES,
     REAP_MATCHES_TASK,
+    RECUR_TOURNAMENTS_TASK,
     REVALIDATE_TASK,
     SWEEP_STORAGE_TASK,
     TOP_UP_LADDER_TASK,
@@ -353,6 +354,13 @@ MATCH_MAX_ATTEMPTS = envint("MATCH_MAX_ATTEMPTS", 5, minimum=1)
 #: First wait after an infrastructure error, doubled at each attempt (up to 10 minutes).
 MATCH_RETRY_SECONDS = envint("MATCH_RETRY_SECONDS", 10, minimum=0)
 MATCH_REAPER_SECONDS = envint("MATCH_REAPER_SECONDS", 60, minimum=1)
+#: How often beat starts the tournaments that are due (and ends those whose matches are over).
+TOURNAMENT_ADVANCE_SECONDS = envint("TOURNAMENT_ADVANCE_SECONDS", 30, minimum=1)
+#: How often beat opens the recurring events' next occurrences (web/tournaments/recurring.py).
+RECURRING_SECONDS = envint("RECURRING_SECONDS", 60, minimum=1)
+#: One weekly round robin per game, with the house bots entered, unless staff made a series
+#: of that game themselves (the admin's "Recurring tournaments"); 0: none.
+HOUSE_EVENTS = envbool("HOUSE_EVENTS", True)
 CHALLENGES_PER_HOUR = envint("CHALLENGES_PER_HOUR", 10, minimum=1)
 #: The most games a challenge may ask for (the default is MATCH_GAMES).
 CHALLENGE_MAX_GAMES = envint("CHALLENGE_MAX_GAMES", 20, minimum=1)
@@ -398,7 +406,12 @@ CELERY_BEAT_SCHEDULE = {
     "top-up-ladder": {"task": TOP_UP_LADDER_TASK, "schedule": float(LADDER_TOP_UP_SECONDS)},
     "reap-matches": {"task": REAP_MATCHES_TASK, "schedule": float(MATCH_REAPER_SECONDS)},
     # Starts the tournaments that are due; finishes any whose end was not heard at once.
-    "advance-tournaments": {"task": ADVANCE_TOURNAMENTS_TASK, "schedule": 30.0},
+    "advance-tournaments": {
+        "task": ADVANCE_TOURNAMENTS_TASK,
+        "schedule": float(TOURNAMENT_ADVANCE_SECONDS),
+    },
+    # Opens the recurring house events' next occurrences (web/tournaments/recurring.py).
+    "recur-tournaments": {"task": RECUR_TOURNAMENTS_TASK, "schedule": float(RECURRING_SECONDS)},
     # Files no row references (a process killed between its writes and its commit).
     "sweep-storage": {"task": SWEEP_STORAGE_TASK, "schedule": float(STORAGE_SWEEP_SECONDS)},
 }

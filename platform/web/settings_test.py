@@ -16,6 +16,8 @@ if "DATA_DIR" not in os.environ:
     os.environ["DATA_DIR"] = tempfile.mkdtemp(prefix="cucumbers-test-data-")
     atexit.register(shutil.rmtree, os.environ["DATA_DIR"], ignore_errors=True)
 os.environ.setdefault("SANDBOX", "process")
+# No weekly house event unless a test asks for one (its workers inherit this environment).
+os.environ.setdefault("HOUSE_EVENTS", "0")
 # The platform's signing key for this session (the tests' arena workers get its public key).
 if "ARENA_SIGNING_KEY_FILE" not in os.environ:
     from arena.signing import ensure_key_pair

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from tests.e2e.axe import assert_accessible
 from tests.e2e.conftest import PHONE, log_in, screenshot
 from tests.web.factories import UserFactory
 from tests.web.tournaments.helpers import HIGHEST, LOWEST, house_bot, open_tournament, playing_bot
@@ -78,11 +79,17 @@ def test_the_final_standings_read_on_a_desktop_and_a_phone(page: Any, live_serve
     assert page.locator("table.grid tbody tr").count() == 6  # head to head
     assert page.locator("#rounds h3").count() == 3
     match_link = page.locator("#rounds a").first
+    # Each score with its 95% interval (from an entrant's second table on).
+    assert "%" in rows.first.locator("td").nth(2).locator(".interval").inner_text()
+    assert_accessible(page, "final standings (desktop)")
     screenshot(page, "tournament-desktop")
     page.set_viewport_size(PHONE)
+    assert_accessible(page, "final standings (phone)")
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     # On a phone the standings keep rank, bot, score and games in view.
     header = page.locator("#standings table").first.locator("thead").inner_text()
+    # The rest of the columns scroll into view, and a line says so.
+    assert "Mean place" in header and "Faults" in header
     assert all(word in header for word in ("Rank", "Bot", "Score", "Games"))
     screenshot(page, "tournament-phone")
     match_link.click()

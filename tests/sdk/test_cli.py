@@ -85,6 +85,17 @@ def test_play_reports_faults_by_kind(tmp_path: Path) -> None:
     assert entry["wins"] == 0
 
 
+def test_play_says_why_each_bot_faulted(tmp_path: Path) -> None:
+    cheat = tmp_path / "cheat.py"
+    cheat.write_text("def play(view):\n    return True\n")
+    result = cucumbers("play", str(cheat), "builtin:random", "--games", "3", "--seed", "1")
+    assert result.returncode == 0, result.stderr
+    reasons = [line for line in result.stdout.splitlines() if "first fault" in line]
+    assert len(reasons) == 1  # one line per faulting bot, not per fault
+    assert reasons[0].startswith(f"{cheat}: first fault in game 1, round 1")
+    assert "illegal_move: " in reasons[0] and reasons[0].split("illegal_move: ")[1]
+
+
 def play_json(*args: str, capsys: pytest.CaptureFixture[str]) -> dict[str, object]:
     assert main(["play", *args, "--json"]) == 0
     return json.loads(capsys.readouterr().out)  # type: ignore[no-any-return]

@@ -91,6 +91,16 @@ def test_plain_http_to_another_machine_is_refused_before_anything_is_sent(server
 
 
 @pytest.mark.parametrize(
+    "server", ["http://localhots:8000", "http://127.0.0.l:8000", "http://lcoalhost/"]
+)
+def test_a_mistyped_name_of_this_machine_is_called_a_typo_not_a_clear_text_risk(
+    server: str,
+) -> None:
+    with pytest.raises(UploadFailed, match="is not this machine's name: a typo for localhost"):
+        check_server(server)
+
+
+@pytest.mark.parametrize(
     "server",
     [
         "https://arena.example.org",

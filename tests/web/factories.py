@@ -128,6 +128,7 @@ def make_bots(count: int) -> None:
             name=f"b{i}",
             game=GameName.FIVE_CUCUMBERS,
             rating=1000 + (i * 7919) % 1000,
+            games=(i * 31) % 200,  # one in 200 has played no rated game yet: listed last
             active=i % 10 != 0,
         )
         for i in range(count)

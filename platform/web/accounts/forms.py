@@ -35,6 +35,12 @@ class SignUpForm(UserCreationForm):  # type: ignore[type-arg]  # not generic at 
         self.fields["username"].validators = [username_validator]
         self.fields["email"].help_text = "Optional; needed to reset a forgotten password."
 
+    def validate_password_for_user(self, user: User, **kwargs: Any) -> None:
+        # A password that is too short or too common is the password field's problem: its
+        # message goes under it, not under the confirmation (Django's choice).
+        kwargs["password_field_name"] = "password1"
+        super().validate_password_for_user(user, **kwargs)  # type: ignore[misc]  # not in the stubs
+
     def clean_username(self) -> str | None:  # type: ignore[override]  # None when taken, at run time
         username: str | None = super().clean_username()  # None: taken (case aside)
         if username is not None:

@@ -163,7 +163,15 @@ class LeaderboardQuery(serializers.Serializer[Any]):
 
 
 class LeaderboardEntrySerializer(serializers.Serializer[Bot]):
-    rank = serializers.IntegerField()
+    rank = serializers.IntegerField(
+        allow_null=True,
+        min_value=1,
+        help_text="place among the game's rated bots; null before the bot's first rated game",
+    )
+    tied_with_above = serializers.BooleanField(
+        help_text="its Elo's 95% interval overlaps the one of the bot ranked just above: the"
+        " ladder cannot tell them apart yet"
+    )
     bot = BotSerializer(source="*")
 
 

@@ -19,6 +19,7 @@ from web.accounts.models import ApiToken
 from web.bots import access
 from web.bots.errors import UploadError
 from web.bots.models import GAMES, Bot, BotVersion
+from web.bots.ranking import ranks, tied_with_above
 from web.bots.uploads import create_bot, read_upload, upload_version
 from web.matches.access import visible_matches
 from web.matches.models import Match, MatchGame, MatchStatus
@@ -44,7 +45,9 @@ class IsOwnerOrReadOnly(permissions.BasePermission):
 
 @extend_schema(parameters=[s.LeaderboardQuery])
 class LeaderboardView(generics.ListAPIView[Bot]):
-    """Bots that play ranked games in one game, best first; ``rank`` counts from 1."""
+    """Bots that play ranked games in one game: the rated ones best first (``rank`` counts
+    from 1, as on the site's leaderboard and bot pages), then those with no rated game yet
+    (``rank`` null)."""
 
     serializer_class = s.LeaderboardEntrySerializer
     filter_backends: list[Any] = []
@@ -61,12 +64,16 @@ class LeaderboardView(generics.ListAPIView[Bot]):
         # The page's ids from the index alone, then those rows (as the leaderboard page).
         ids = self.paginate_queryset(listed.values_list("pk", flat=True))
         assert ids is not None and self.paginator is not None
-        found = listed.in_bulk(list(ids))
-        page = [found[pk] for pk in ids if pk in found]
         first = self.paginator.page.start_index()  # type: ignore[attr-defined]
-        for offset, bot in enumerate(page):
-            # The entry's rank field reads it: on this instance it hides the rank() method.
-            bot.rank = first + offset  # type: ignore[method-assign]
+        # The bot just above the page decides whether the first row is tied with it.
+        above_id = listed.values_list("pk", flat=True)[first - 2] if first > 1 and ids else None
+        found = listed.in_bulk([*ids, *([above_id] if above_id else [])])
+        page = [found[pk] for pk in ids if pk in found]
+        tied = tied_with_above(page, found.get(above_id) if above_id else None)
+        for rank, bot in zip(ranks(page, first), page, strict=True):
+            # The entry's fields read these: on this instance rank hides the rank() method.
+            bot.rank = rank  # type: ignore[method-assign,assignment]
+            bot.tied_with_above = bot.pk in tied  # type: ignore[attr-defined]
         data = self.get_serializer(page, many=True).data
         return self.get_paginated_response(data)
 

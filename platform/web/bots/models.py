@@ -14,6 +14,7 @@ from django.conf import settings
 from django.core.files.storage import Storage, storages
 from django.core.validators import RegexValidator
 from django.db import models
+from django.db.models import BooleanField, ExpressionWrapper, F, Q
 from django.db.models.functions import Lower
 from django.utils import timezone
 
@@ -65,11 +66,19 @@ def bot_source_storage() -> Storage:
     return storages["bot_sources"]
 
 
+#: True for a bot with no rated game: listed after every rated bot (web/bots/ranking.py).
+#: The leaderboard's index holds the same expression, so a page stays one range scan.
+UNRATED = ExpressionWrapper(Q(games=0), output_field=BooleanField())
+#: The leaderboard's order, for ``QuerySet.order_by``.
+LEADERBOARD_ORDER = (UNRATED.asc(), F("rating").desc(), F("id").asc())
+
+
 class BotQuerySet(models.QuerySet["Bot"]):
     def on_leaderboard(self, game: str) -> BotQuerySet:
-        """Bots that play ranked games in ``game``, best first (the partial index's order)."""
+        """Bots that play ranked games in ``game``: the rated ones best first, then those
+        with no rated game yet (the partial index's order, :mod:`web.bots.ranking`)."""
         return self.filter(game=game, active=True, active_version__isnull=False).order_by(
-            "-rating", "id"
+            *LEADERBOARD_ORDER
         )
 
 
@@ -108,7 +117,10 @@ class Bot(models.Model):
             # The leaderboard: one game, listed bots, by rating. Partial, so 10,000 bots with
             # many inactive ones stay one index range scan per page.
             models.Index(
-                fields=["game", "-rating", "id"],
+                F("game"),
+                UNRATED,
+                F("rating").desc(),
+                F("id"),
                 name="bot_leaderboard",
                 condition=models.Q(active=True, active_version__isnull=False),
             ),
@@ -169,11 +181,13 @@ class Bot(models.Model):
         return f"validating v{latest.number}"
 
     def rank(self) -> int | None:
-        """1-based place on its game's leaderboard (ties broken by age), or None."""
-        if not self.on_leaderboard:
+        """1-based place among its game's rated bots (ties broken by age); None off the
+        leaderboard or before its first rated game (:mod:`web.bots.ranking`)."""
+        if not self.on_leaderboard or not self.games:
             return None
         ahead = Bot.objects.on_leaderboard(self.game).filter(
-            models.Q(rating__gt=self.rating) | models.Q(rating=self.rating, id__lt=self.id)
+            models.Q(games__gt=0),
+            models.Q(rating__gt=self.rating) | models.Q(rating=self.rating, id__lt=self.id),
         )
         return ahead.count() + 1
 

@@ -16,6 +16,7 @@ from django.utils.functional import cached_property
 from cucumbers.tracebacks import format_json
 from web.bots.models import GAME_CHOICES, GAMES, Bot
 from web.caching import COUNT, remembered
+from web.elo import elo_settings
 from web.matches.status import place_in_queue
 
 from .access import visible_matches
@@ -126,6 +127,8 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
     ]
     context = {"match": match, "participants": participants, "games": games, "names": names}
     context["held"] = HELD_MESSAGE if held else ""
+    context["elo_moved"] = any(p.rating_change is not None for p in participants)
+    context["elo"] = elo_settings()
     if match.deal_set is not None:
         context["rotations"] = Match.objects.filter(deal_set=match.deal_set).order_by("rotation")
     context["ahead"] = place_in_queue(match) if match.status == MatchStatus.QUEUED else None

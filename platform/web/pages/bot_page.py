@@ -13,6 +13,7 @@ from django.views.decorators.http import require_POST
 from arena.contract import MatchKind
 from web.bots import access
 from web.bots.models import Bot
+from web.bots.ranking import tied_on_page
 from web.caching import remembered
 from web.matches.list_rows import seat_rows
 from web.matches.models import Participant
@@ -77,6 +78,7 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
         {
             "bot": bot,
             "rank": bot.rank(),
+            "tied_with": tied_on_page(bot),
             "versions": [
                 (version, figures.get(version.pk, versions.VersionFigures()))
                 for version in bot.versions.all()

@@ -24,7 +24,11 @@ PUBLIC = {
     "ratings": "ratings.md",
     "writing-bots": "writing-bots.md",
     "replay-format": "replay-format.md",
+    # The starter bot cites docs/bots.md: the same path on the site answers.
+    "bots": "bots.md",
 }
+#: A document with at least this many sections opens with a table of contents.
+TOC_MIN_SECTIONS = 4
 _SLUG_OF_FILE = {file: slug for slug, file in PUBLIC.items()}
 
 
@@ -33,6 +37,8 @@ class Document:
     slug: str
     title: str
     html: str
+    #: (anchor, title) of each section (``##``), when there are enough to need a list.
+    contents: tuple[tuple[str, str], ...] = ()
 
 
 def docs_dir() -> Path:
@@ -100,5 +106,11 @@ def document(slug: str) -> Document:
     _pair_closing_tags(tokens)
     _align_by_class(tokens)
     title = next((t.content for i, t in enumerate(tokens) if i and tokens[i - 1].tag == "h1"), slug)
-    html = parser.renderer.render(tokens, parser.options, {})
-    return Document(slug, title, html)
+    # A code block wider than a phone scrolls: reachable with Tab, as any scrolling region.
+    html = parser.renderer.render(tokens, parser.options, {}).replace("<pre>", '<pre tabindex="0">')
+    sections = tuple(
+        (str(token.attrGet("id")), tokens[i + 1].content)
+        for i, token in enumerate(tokens)
+        if token.type == "heading_open" and token.tag == "h2" and token.attrGet("id")
+    )
+    return Document(slug, title, html, sections if len(sections) >= TOC_MIN_SECTIONS else ())

@@ -2,8 +2,9 @@
 rate, provisional marker), the documents (rules, ratings...), the getting-started page and
 the SDK's wheel.
 
-Leaderboards are paginated on the partial index ``bot_leaderboard`` (game, rating desc, id):
-a page costs a count, one index range (its ids) and those rows, whatever the number of bots.
+Leaderboards are paginated on the partial index ``bot_leaderboard`` (game, unrated, rating
+desc, id: rated bots first, ``web.bots.ranking``): a page costs a count, one index range (its
+ids) and those rows, whatever the number of bots.
 """
 
 from __future__ import annotations
@@ -16,18 +17,31 @@ from django.views.decorators.cache import cache_control
 
 from cucumbers.games import GameName, title
 from web.bots.models import GAME_CHOICES, GAMES, Bot
+from web.bots.ranking import ranks, tied_with_above
+from web.tournaments.recurring import next_event
 
 from . import documents, sdk
+from .landing import featured_game, live_figures
 from .leaderboard_rows import leaderboard_rows
 
 
 def home(request: HttpRequest) -> HttpResponse:
-    """What this is and how to start, beside the first game's leaderboard."""
-    return leaderboard(request, GameName.FIVE_CUCUMBERS, landing=True)
+    """What this is and how to start, a recent top match playing in the replay viewer, the
+    live figures and the next tournament, above the first game's leaderboard."""
+    extra: dict[str, object] = {
+        "featured": featured_game(),
+        "figures": live_figures(),
+        "next_event": next_event(),
+    }
+    return leaderboard(request, GameName.FIVE_CUCUMBERS, landing=True, extra=extra)
 
 
 def leaderboard(
-    request: HttpRequest, game: str = GameName.FIVE_CUCUMBERS, *, landing: bool = False
+    request: HttpRequest,
+    game: str = GameName.FIVE_CUCUMBERS,
+    *,
+    landing: bool = False,
+    extra: dict[str, object] | None = None,
 ) -> HttpResponse:
     if game not in GAMES:
         raise Http404("no such game")
@@ -39,13 +53,14 @@ def leaderboard(
     page = paginator.get_page(request.GET.get("page"))
     ids = list(page.object_list)
     offset = page.start_index()
-    # The bot ranked just above the page (its interval decides the first row's "≈"), by
-    # its id from the same index.
+    # The bot ranked just above the page (its interval decides whether the first row is
+    # tied with it), by its id from the same index.
     above_id = paginator.object_list[offset - 2] if offset > 1 and ids else None
     found = listed.select_related("owner").in_bulk([*ids, *([above_id] if above_id else [])])
-    rows = [(offset + index, found[pk]) for index, pk in enumerate(ids) if pk in found]
+    bots = [found[pk] for pk in ids if pk in found]
+    rows = list(zip(ranks(bots, offset), bots, strict=True))
     above = found.get(above_id) if above_id is not None else None
-    tied = overlapping([bot for _, bot in rows], above)
+    tied = tied_with_above(bots, above)
     return render(
         request,
         "pages/leaderboard.html",
@@ -55,21 +70,12 @@ def leaderboard(
             "games": GAME_CHOICES,
             "page": page,
             "rows": rows,
+            "tied": bool(tied),
             "landing": landing,
             "rows_html": leaderboard_rows(rows, tied),
+            **(extra or {}),
         },
     )
-
-
-def overlapping(ranked: list[Bot], above: Bot | None) -> set[int]:
-    """The bots whose 95% interval overlaps the one of the bot ranked just above: the
-    ladder cannot tell them apart yet, and the page says so instead of ranking them."""
-    tied = set()
-    for bot in ranked:
-        if above is not None and bot.rating_high >= above.rating_low:
-            tied.add(bot.pk)
-        above = bot
-    return tied
 
 
 def document(request: HttpRequest, slug: str) -> HttpResponse:

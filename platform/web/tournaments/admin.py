@@ -7,7 +7,14 @@ from typing import Any
 from django.contrib import admin
 from django.http import HttpRequest
 
-from .models import Entry, Tournament, TournamentMatch, TournamentStatus, new_seed
+from .models import (
+    Entry,
+    RecurringTournament,
+    Tournament,
+    TournamentMatch,
+    TournamentStatus,
+    new_seed,
+)
 
 
 class EntryInline(admin.TabularInline):  # type: ignore[type-arg]  # not generic at run time
@@ -31,11 +38,18 @@ class TableInline(admin.TabularInline):  # type: ignore[type-arg]  # not generic
 
 @admin.register(Tournament)
 class TournamentAdmin(admin.ModelAdmin):  # type: ignore[type-arg]  # not generic at run time
-    list_display = ("name", "game", "status", "entry_deadline", "starts_at", "rated")
-    list_filter = ("status", "game")
+    list_display = ("name", "game", "status", "entry_deadline", "starts_at", "rated", "series")
+    list_filter = ("status", "game", "series")
     search_fields = ("name",)
     exclude = ("seed", "created_by")
-    readonly_fields = ("status", "started_at", "finished_at", "cancel_reason", "created_at")
+    readonly_fields = (
+        "status",
+        "started_at",
+        "finished_at",
+        "cancel_reason",
+        "created_at",
+        "series",
+    )
     inlines = [EntryInline, TableInline]
 
     def get_readonly_fields(self, request: HttpRequest, obj: Tournament | None = None) -> Any:
@@ -51,3 +65,13 @@ class TournamentAdmin(admin.ModelAdmin):  # type: ignore[type-arg]  # not generi
             obj.seed = new_seed()
             obj.created_by = request.user  # type: ignore[assignment]
         super().save_model(request, obj, form, change)
+
+
+@admin.register(RecurringTournament)
+class RecurringTournamentAdmin(admin.ModelAdmin):  # type: ignore[type-arg]  # not generic at run time
+    """House events that come back by themselves: beat opens each next occurrence
+    (``web/tournaments/recurring.py``); deactivate a series to stop it."""
+
+    list_display = ("name", "game", "active", "first_start", "every_days", "enter_house_bots")
+    list_filter = ("active", "game")
+    readonly_fields = ("created_at",)

@@ -42,6 +42,56 @@ class TournamentFormat(models.TextChoices):
     ROUND_ROBIN = "round-robin", "round robin over tables"
 
 
+class RecurringTournament(models.Model):
+    """A house event that comes back: every ``every_days`` from ``first_start``, beat opens
+    the next occurrence's entries ``opens_days_before`` its start (entering the house bots),
+    starts it and ends it like any tournament (:mod:`web.tournaments.recurring`)."""
+
+    name = models.CharField(max_length=60, help_text="each occurrence adds its date to it")
+    description = models.TextField(blank=True, max_length=2000)
+    game = models.CharField(max_length=20, choices=GAME_CHOICES)
+    active = models.BooleanField(
+        default=True, help_text="inactive: no new occurrence (one already open still runs)"
+    )
+    first_start = models.DateTimeField(help_text="the first occurrence's start; then every period")
+    every_days = models.PositiveSmallIntegerField(default=7, help_text="days between two starts")
+    opens_days_before = models.PositiveSmallIntegerField(
+        default=6, help_text="entries open this many days before each start"
+    )
+    entries_close_minutes_before = models.PositiveSmallIntegerField(
+        default=0, help_text="entries close this many minutes before the start"
+    )
+    table_size_min = models.PositiveSmallIntegerField(default=4)
+    table_size_max = models.PositiveSmallIntegerField(default=4)
+    rounds = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="empty: enough for every entrant to meet every other"
+    )
+    deals_per_table = models.PositiveSmallIntegerField(default=2)
+    rated = models.BooleanField(default=False)
+    enter_house_bots = models.BooleanField(
+        default=True,
+        help_text="enter the game's house bots in each occurrence: it happens even with no"
+        " other entrant, and every entrant meets the reference strategies",
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["game", "name"]
+        verbose_name = "recurring tournament"
+
+    def __str__(self) -> str:
+        return self.name
+
+    def clean(self) -> None:
+        problems: dict[str, str] = {}
+        if not 1 <= self.every_days <= 366:
+            problems["every_days"] = "1 to 366 days."
+        if self.opens_days_before is not None and self.opens_days_before > self.every_days:
+            problems["opens_days_before"] = "Entries open at most one period before the start."
+        if problems:
+            raise ValidationError(problems)
+
+
 class Tournament(models.Model):
     name = models.CharField(max_length=80)
     description = models.TextField(blank=True, max_length=2000)
@@ -77,10 +127,22 @@ class Tournament(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     cancel_reason = models.CharField(max_length=200, blank=True)
+    series = models.ForeignKey(
+        RecurringTournament,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="occurrences",
+        help_text="the recurring event this is an occurrence of",
+    )
 
     class Meta:
         ordering = ["-starts_at", "-id"]
         indexes = [models.Index(fields=["status", "starts_at"], name="tournament_due")]
+        constraints = [
+            # Two beats at once cannot open the same occurrence twice.
+            models.UniqueConstraint(fields=["series", "starts_at"], name="occurrence_once"),
+        ]
 
     def __str__(self) -> str:
         return self.name

@@ -17,6 +17,7 @@ from web.users import signed_in
 
 from .entering import EntryError, enter, withdraw
 from .models import Tournament, TournamentMatch, TournamentStatus
+from .recurring import next_event
 from .standings import standings
 
 #: Entrants beyond this many get no head-to-head grid (it would be a wall of numbers); the
@@ -39,17 +40,22 @@ def tournament_list(request: HttpRequest) -> HttpResponse:
             ).order_by("-finished_at")[:50],
         ),
     ]
-    return render(request, "tournaments/list.html", {"groups": groups})
+    context = {"groups": groups, "next_event": next_event()}
+    return render(request, "tournaments/list.html", context)
 
 
 def tournament_detail(request: HttpRequest, tournament_id: int) -> HttpResponse:
     tournament = get_object_or_404(Tournament, pk=tournament_id)
     entries = list(tournament.entries.select_related("bot"))
     enterable: list[Bot] = []
+    own_entry = None
     if request.user.is_authenticated and tournament.accepts_entries:
         user = signed_in(request)
+        own_entry = next((entry for entry in entries if entry.owner_id == user.pk), None)
         playing = Bot.objects.on_leaderboard(tournament.game).select_related("owner")
-        mine = playing.filter(owner=user)
+        # One bot per owner: once one of yours is in, none of your others is offered (staff
+        # may still enter the house's reference bots).
+        mine = playing.none() if own_entry is not None else playing.filter(owner=user)
         if user.is_staff:
             mine = mine | playing.filter(owner__username=HOUSE_USERNAME)
         taken = {entry.bot_id for entry in entries}
@@ -68,6 +74,7 @@ def tournament_detail(request: HttpRequest, tournament_id: int) -> HttpResponse:
         "tournament": tournament,
         "entries": entries,
         "enterable": enterable,
+        "own_entry": own_entry,
         "standings": table,
         "grid": grid,
         "rounds": sorted(rounds.items()),

@@ -179,6 +179,18 @@ def run_match_command(args: argparse.Namespace) -> int:
             )
         )
     print(format_table(report.summaries))
+    # The counts above say how often; the first fault of each bot says why.
+    explained: set[int] = set()
+    for outcome in report.outcomes:
+        for fault in outcome.faults:
+            bot = outcome.bots[fault.seat]  # its index in the bots given
+            if bot not in explained:
+                explained.add(bot)
+                print(
+                    f"{args.bots[bot]}: first fault in game {outcome.game_number},"
+                    f" round {fault.round}, trick {fault.trick}: {fault.kind.value}:"
+                    f" {fault.detail}"
+                )
     if args.replays:
         print(f"replays in {args.replays}/")
     return 0

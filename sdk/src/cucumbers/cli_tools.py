@@ -165,7 +165,7 @@ def add_tool_commands(commands: Any) -> None:
         help="is NEW better than OLD? both play the same duplicate deals until it is clear",
         description="Play NEW and OLD on the same duplicate deals (every deal once per seat"
         " rotation) against the same opponents, deal by deal, until the difference in mean"
-        " place is significant or --max-deals is reached; print the difference with its 95%%"
+        " place is significant or --max-deals is reached; print the difference with its 95%"
         " interval and a verdict. The same bot processes play every rotation of a deal: a"
         " bot that remembers deals can know its opponents' hands from the second rotation"
         " on (the site plays each rotation in fresh processes).",

@@ -204,8 +204,24 @@ def play_game(
 
         def decide(view: View) -> object:
             started = perf_counter()
+            left = bank[seat]
             try:
-                move = request(view, move_seconds + bank[seat])  # raises BotFault
+                move = request(view, move_seconds + left)  # raises BotFault
+            except BotFault as fault:
+                allowed = move_seconds + left
+                # A load that timed out, a crash...: the runner's own words. A move that used
+                # all its time: the runner knows only the total; say what it was made of.
+                if (
+                    fault.kind is not FaultKind.TIMEOUT
+                    or fault.infrastructure
+                    or perf_counter() - started < 0.99 * allowed
+                ):
+                    raise
+                raise BotFault(
+                    FaultKind.TIMEOUT,
+                    f"no move within {allowed:.3g} s: {move_seconds:g} s a move"
+                    f" and the {left:.3g} s left of its {limits.bank_seconds:g} s time bank",
+                ) from None
             finally:
                 elapsed = perf_counter() - started
                 times[seat, view.round_number, view.trick_number] = elapsed
@@ -215,7 +231,9 @@ def play_game(
             think[seat] += elapsed
             if elapsed > move_seconds and bank_overrun(bank, seat, elapsed - move_seconds):
                 raise BotFault(
-                    FaultKind.TIMEOUT, f"no move within {move_seconds:g} s and the time bank"
+                    FaultKind.TIMEOUT,
+                    f"no move within {move_seconds:g} s a move and its {limits.bank_seconds:g} s"
+                    " time bank",
                 )
             return move
 

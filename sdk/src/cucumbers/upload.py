@@ -13,6 +13,7 @@ UploadResult(bot='mybot', version=3, status='queued', url='https://.../bots/12/'
 
 from __future__ import annotations
 
+import difflib
 import ipaddress
 import json
 import os
@@ -82,6 +83,13 @@ def resolve(
     return str(server).rstrip("/"), str(token)
 
 
+def _mistyped_loopback(host: str) -> bool:
+    """``localhots``, ``127.0.0.l``, ``127.0.01``...: this machine's name, mistyped."""
+    if host.startswith("127.") and not _is_loopback(host):
+        return True
+    return host != "localhost" and difflib.SequenceMatcher(None, host, "localhost").ratio() >= 0.8
+
+
 def _is_loopback(host: str) -> bool:
     if host == "localhost":
         return True
@@ -98,6 +106,11 @@ def check_server(server: str, allow_http: bool = False) -> None:
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise UploadFailed(
             f"not a server address: {server!r} (use https://host or http://127.0.0.1:8000)"
+        )
+    if parts.scheme == "http" and not allow_http and _mistyped_loopback(parts.hostname):
+        raise UploadFailed(
+            f"{parts.hostname!r} in {server} is not this machine's name: a typo for localhost"
+            " or 127.0.0.1? (plain http goes to this machine only)"
         )
     if parts.scheme == "http" and not allow_http and not _is_loopback(parts.hostname):
         raise UploadFailed(

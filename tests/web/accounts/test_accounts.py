@@ -73,3 +73,14 @@ def test_the_profile_lists_the_users_bots(client: Client, user: User) -> None:
 
 def test_an_unknown_profile_is_404(client: Client, db: None) -> None:
     assert client.get(reverse("profile", args=["nobody"])).status_code == 404
+
+
+def test_a_weak_password_is_explained_under_the_password_not_its_confirmation(
+    client: Client,
+) -> None:
+    response = client.post(
+        reverse("signup"), {"username": "newbie", "password1": "short", "password2": "short"}
+    )
+    form = response.context["form"]
+    assert "password1" in form.errors and "password2" not in form.errors
+    assert any("too short" in message for message in form.errors["password1"])

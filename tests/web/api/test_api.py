@@ -51,7 +51,7 @@ def py(data: bytes = GOOD_BOT, name: str = "bot.py") -> SimpleUploadedFile:
 
 def test_the_leaderboard_ranks_bots_of_one_game(client: Client) -> None:
     for rating in (1400, 1600, 1500):
-        active_bot(rating=rating)
+        active_bot(rating=rating, games=4)
     active_bot(game="concombre")
     # DRF reads the page size once, at import: patch the class, not the setting.
     with mock.patch.object(PageNumberPagination, "page_size", 2):

@@ -97,7 +97,7 @@ def generated(live_server: Any, tmp_path: Path) -> Iterator[Generated]:
 def played_match(owner: User) -> Match:
     """A finished ladder match of ``owner``'s bot ``ducker``, with its replay stored."""
     game = five_cucumbers_game()
-    bot = active_bot(owner=owner, name="ducker")
+    bot = active_bot(owner=owner, name="ducker", games=5)
     entrants = [Entrant(p["name"]) for p in game["players"]]
     entrants[0] = Entrant("alice/ducker", bot, bot.active_version)
     with StoredFiles() as files, transaction.atomic():
@@ -122,7 +122,7 @@ def test_a_generated_client_calls_every_operation(
     match = played_match(alice)
     ducker = match.participants.get(index=0).bot
     assert ducker is not None
-    rival = active_bot(name="rival")
+    rival = active_bot(name="rival", games=3)
     tournament = open_tournament(name="Winter cup")
     entrant = playing_bot(alice, "entrant", HIGHEST)
     token = ApiToken.issue(alice, "generated")[1]
@@ -154,7 +154,9 @@ def test_a_generated_client_calls_every_operation(
         "leaderboard_list", client=anyone, game=models.LeaderboardListGame("five-cucumbers")
     )
     assert board.status_code == HTTPStatus.OK
-    assert [e.rank for e in board.parsed.results] == list(range(1, board.parsed.count + 1))
+    # Rated bots ranked from 1; a bot with no rated game yet after them, with no rank.
+    assert [e.rank for e in board.parsed.results] == [1, 2, None]
+    assert all(isinstance(e.tied_with_above, bool) for e in board.parsed.results)
     assert {e.bot.name for e in board.parsed.results} == {"ducker", "rival", "entrant"}
 
     bots = call("bots_list", client=anyone, owner="alice", active=True, page=1, page_size=10)

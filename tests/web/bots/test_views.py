@@ -90,7 +90,7 @@ def test_the_owner_deactivates_and_reactivates_a_bot(alice: Client, user: User) 
 
 
 def test_the_bot_page_shows_versions_and_rank(client: Client) -> None:
-    bot = active_bot(name="ducker")
+    bot = active_bot(name="ducker", games=3)
     VersionFactory(
         bot=bot,
         number=2,

@@ -140,7 +140,19 @@ def test_the_match_page_shows_rating_changes(client: Client) -> None:
     ParticipantFactory(
         match=match, index=0, name="gainer", placement=1, rating_before=1500, rating_after=1512.5
     )
-    assert "12.5" in client.get(match.get_absolute_url()).content.decode()
+    page = client.get(match.get_absolute_url()).content.decode()
+    assert "12.5" in page
+    # The change explains itself and links the page that says more.
+    explained = page[page.index('id="elo-explained"') :].split("</p>")[0]
+    assert "provisional" in explained and "need not add up to zero" in explained
+    assert 'href="/ratings/#why-a-bot-can-win-a-match-and-lose-points"' in explained
+
+
+@pytest.mark.django_db
+def test_a_match_with_fewer_games_than_planned_says_so(client: Client) -> None:
+    match = MatchFactory(status=MatchStatus.FINISHED, kind=MatchKind.LADDER, games_planned=3)
+    page = client.get(match.get_absolute_url()).content.decode()
+    assert "Games<b>0 of 3</b>" in page and "the others were not played" in page
 
 
 @pytest.fixture

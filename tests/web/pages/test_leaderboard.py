@@ -21,9 +21,9 @@ pytestmark = pytest.mark.django_db
 
 
 def test_bots_are_ranked_by_rating(client: Client) -> None:
-    active_bot(name="middle", rating=1500)
-    active_bot(name="top", rating=1600)
-    active_bot(name="bottom", rating=1400)
+    active_bot(name="middle", rating=1500, games=10)
+    active_bot(name="top", rating=1600, games=10)
+    active_bot(name="bottom", rating=1400, games=10)
     page = client.get("/").content.decode()
     assert page.index("top") < page.index("middle") < page.index("bottom")
 
@@ -56,7 +56,7 @@ def test_an_unknown_game_is_404(client: Client) -> None:
 def test_ranks_continue_across_pages(client: Client, settings: object) -> None:
     settings.LEADERBOARD_PAGE_SIZE = 2  # type: ignore[attr-defined]
     for rating in (1400, 1500, 1600):
-        active_bot(name=f"r{rating}", rating=rating)
+        active_bot(name=f"r{rating}", rating=rating, games=5)
     response = client.get("/?page=2")
     assert [rank for rank, _ in response.context["rows"]] == [3]
     assert response.context["rows"][0][1].name == "r1400"
@@ -74,7 +74,7 @@ def test_win_rate_and_provisional_marker(client: Client) -> None:
 
 
 def test_the_rank_on_the_bot_page_agrees_with_the_leaderboard(client: Client) -> None:
-    bots = [active_bot(rating=1500) for _ in range(3)]  # a tie: the older bot ranks first
+    bots = [active_bot(rating=1500, games=3) for _ in range(3)]  # the older bot ranks first
     assert [bot.rank() for bot in bots] == [1, 2, 3]
 
 
@@ -86,7 +86,7 @@ def test_pages_show_a_banner_when_uploads_are_not_isolated(client: Client) -> No
 
 
 def test_the_leaderboard_needs_no_javascript(client: Client) -> None:
-    assert "<script" not in client.get("/").content.decode()
+    assert "<script" not in client.get("/leaderboard/").content.decode()
 
 
 def test_the_leaderboard_of_10000_bots_takes_a_few_queries(
@@ -95,11 +95,12 @@ def test_the_leaderboard_of_10000_bots_takes_a_few_queries(
     # Its time is a benchmark's (benchmarks/pages.py); a test bounds its queries.
     make_bots(10_000)
     with django_assert_max_num_queries(6):  # type: ignore[operator]
-        response = client.get("/?page=150")
+        response = client.get("/leaderboard/?page=150")
     rows = response.context["rows"]
     assert rows[0][0] == 149 * 50 + 1
     ratings = [bot.rating for _, bot in rows]
     assert ratings == sorted(ratings, reverse=True)
+    assert all(bot.games for _, bot in rows)  # the unrated ones are on the last page
     plan = Bot.objects.on_leaderboard(GameName.FIVE_CUCUMBERS)[7450:7500].explain()
     assert "bot_leaderboard" in plan, plan
 
@@ -109,7 +110,7 @@ def test_the_profile_is_linked_from_the_leaderboard(client: Client, user: User) 
     assert reverse("profile", args=["alice"]) in client.get("/").content.decode()
 
 
-def test_each_elo_has_its_interval_and_bots_the_ladder_cannot_tell_apart_are_not_ranked(
+def test_each_elo_has_its_interval_and_ties_keep_their_number_with_a_legend(
     client: Client,
 ) -> None:
     sure_top = active_bot(name="sure-top", rating=1900, games=400, skill_sigma=0.8)
@@ -118,10 +119,76 @@ def test_each_elo_has_its_interval_and_bots_the_ladder_cannot_tell_apart_are_not
     page = client.get("/").content.decode()
     assert page.count("±") >= 3 and f"±{close.rating_margin:.0f}" in page
     assert close.rating_high >= sure_top.rating_low  # overlapping intervals
-    row = page[page.index(">close<") - 400 : page.index(">close<")]
-    assert "≈" in row  # not ranked below sure-top as if the ladder knew
-    far_row = page[page.index(">far<") - 400 : page.index(">far<")]
+    row = page[page.rindex("<tr", 0, page.index(">close<")) : page.index(">close<")]
+    # Its number, the marker, and words for a screen reader (not a tooltip).
+    assert '<td class="num rank">2 <span class="tied" aria-hidden="true">≈</span>' in row
+    assert "tied: not separated from the bot above" in row and "tied-row" in row
+    far_row = page[page.rindex("<tr", 0, page.index(">far<")) : page.index(">far<")]
     assert "≈" not in far_row and ">3<" in far_row
+    # The legend is visible text, and the table points to it.
+    assert 'id="rank-legend"' in page and 'aria-describedby="rank-legend"' in page
+    legend = page[page.index('id="rank-legend"') : page.index("</p>", page.index("rank-legend"))]
+    assert "≈" in legend and "95% interval overlaps" in legend
     api = client.get("/api/leaderboard/").json()["results"]
     lows = {e["bot"]["name"]: (e["bot"]["rating_low"], e["bot"]["rating_high"]) for e in api}
     assert lows["far"] == pytest.approx((far.rating_low, far.rating_high))
+    assert [(e["rank"], e["tied_with_above"]) for e in api] == [(1, False), (2, True), (3, False)]
+
+
+def test_a_page_without_a_tie_does_not_explain_the_marker(client: Client) -> None:
+    active_bot(name="alone", rating=1700, games=400, skill_sigma=0.8)
+    active_bot(name="far-below", rating=1200, games=400, skill_sigma=0.8)
+    page = client.get("/").content.decode()
+    assert "≈" not in page and 'id="rank-legend"' in page
+
+
+def test_unrated_bots_come_after_the_rated_ones_without_a_rank_on_every_page(
+    client: Client,
+) -> None:
+    newcomer = active_bot(name="newcomer", rating=1500, games=0)  # older than the rated ones
+    low = active_bot(name="low", rating=1200, games=30, skill_sigma=0.8)
+    high = active_bot(name="high", rating=1700, games=30, skill_sigma=0.8)
+    response = client.get("/")
+    assert [(rank, bot.name) for rank, bot in response.context["rows"]] == [
+        (1, "high"),
+        (2, "low"),
+        (None, "newcomer"),
+    ]
+    page = response.content.decode()
+    row = page[page.rindex("<tr", 0, page.index(">newcomer<")) : page.index(">newcomer<")]
+    assert '<span class="visually-hidden">none</span>' in row
+    api = client.get("/api/leaderboard/").json()["results"]
+    assert [(e["rank"], e["bot"]["name"]) for e in api] == [
+        (1, "high"),
+        (2, "low"),
+        (None, "newcomer"),
+    ]
+    # The bot page says the same.
+    assert [high.rank(), low.rank(), newcomer.rank()] == [1, 2, None]
+    bot_page = client.get(reverse("bot-detail", args=[newcomer.pk])).content.decode()
+    assert "unranked until its first rated game" in bot_page
+    assert "Rank<b>#2</b>" in client.get(reverse("bot-detail", args=[low.pk])).content.decode()
+
+
+def test_ranks_agree_across_pages_of_the_site_and_the_api_with_ties(
+    client: Client, settings: object
+) -> None:
+    settings.LEADERBOARD_PAGE_SIZE = 2  # type: ignore[attr-defined]
+    top = active_bot(name="top", rating=1900, games=400, skill_sigma=0.8)
+    second = active_bot(name="second", rating=1880, games=400, skill_sigma=0.8)
+    third = active_bot(name="third", rating=1870, games=400, skill_sigma=0.8)
+    active_bot(name="fresh", games=0)
+    site = [row for n in (1, 2) for row in client.get(f"/?page={n}").context["rows"]]
+    api = [
+        (e["rank"], e["bot"]["id"], e["tied_with_above"])
+        for n in (1, 2)
+        for e in client.get(f"/api/leaderboard/?page={n}&page_size=2").json()["results"]
+    ]
+    assert [(rank, bot.pk) for rank, bot in site] == [(r, pk) for r, pk, _ in api]
+    assert [r for r, _, _ in api] == [1, 2, 3, None]
+    # The first row of page 2 is tied with the last of page 1, on the site and in the API.
+    assert api[2][2] is True
+    assert "≈" in client.get("/?page=2").content.decode().split(">third<")[0]
+    assert [top.rank(), second.rank(), third.rank()] == [1, 2, 3]
+    third_page = client.get(reverse("bot-detail", args=[third.pk])).content.decode()
+    assert "Rank<b>#3 <span" in third_page and "tied with" in third_page and "second" in third_page

@@ -235,9 +235,13 @@ function wireControls(parts, viewer, positions) {
     event.preventDefault();
     viewer.goTo(viewer.index());
   });
-  // Mouse clicks leave the focus where it was, so Space keeps meaning play/pause rather than
-  // pressing the button clicked last.
-  parts.controls.addEventListener("mousedown", (event) => event.target.closest("button") && event.preventDefault());
+  // A mouse click on a control leaves no focus on that button (Space keeps meaning
+  // play/pause rather than pressing the button clicked last) and gives the viewer the keys.
+  parts.controls.addEventListener("mousedown", (event) => {
+    if (!event.target.closest("button")) return;
+    event.preventDefault();
+    viewer.root.focus({ preventScroll: true });
+  });
 }
 
 /** Keys → viewer actions; null for keys the viewer leaves alone. */
@@ -291,7 +295,7 @@ function drawSeat(seat, table, view) {
     h(
       "header",
       {},
-      h("b", { class: "cv-name", "data-name": true }, seat.name + (seat.version !== null ? ` v${seat.version}` : "")),
+      h("b", { class: "cv-name", "data-name": true }, seat.name + (seat.version !== null && !seat.name.endsWith(` v${seat.version}`) ? ` v${seat.version}` : "")),
       seat.owner ? h("span", { class: "cv-owner", "data-owner": true }, ` by ${seat.owner}`) : null,
       ...labels,
     ),
@@ -418,6 +422,8 @@ export function autoMount(doc = document) {
   const elements = [...doc.querySelectorAll("[data-replay-viewer]")];
   const syncHash = (viewer) => {
     hub.active = viewer;
+    // A viewer that plays by itself (`data-autoplay`) leaves the page's address alone.
+    if (viewer.root.closest("[data-autoplay]")) return;
     history.replaceState(null, "", `#${viewer.key()}`);
   };
   const load = async (el) => {
@@ -444,6 +450,8 @@ export function autoMount(doc = document) {
       } else if (el.dataset.replayInline && elements.length === 1) {
         host.focus({ preventScroll: true }); // the offline page is this one viewer
       }
+      // `data-autoplay` (the landing page): it plays at once, unless motion is unwanted.
+      if ("autoplay" in el.dataset && !window.matchMedia?.("(prefers-reduced-motion: reduce)").matches) viewer.toggle();
       el.dataset.loaded = "true";
     } catch (error) {
       host.replaceChildren(h("p", { class: "cv-error", "data-viewer-error": true }, `Could not load the replay: ${error.message}`));
