@@ -345,6 +345,9 @@ MATCH_MAX_ATTEMPTS = envint("MATCH_MAX_ATTEMPTS", 5, minimum=1)
 #: First wait after an infrastructure error, doubled at each attempt (up to 10 minutes).
 MATCH_RETRY_SECONDS = envint("MATCH_RETRY_SECONDS", 10, minimum=0)
 MATCH_REAPER_SECONDS = envint("MATCH_REAPER_SECONDS", 60, minimum=1)
+#: A job sent this long ago and not started while its queue is empty (it is not waiting
+#: behind others) was lost with the broker: it is sent again, not counted as an attempt.
+MATCH_UNSTARTED_SECONDS = envint("MATCH_UNSTARTED_SECONDS", 120, minimum=1)
 CHALLENGES_PER_HOUR = envint("CHALLENGES_PER_HOUR", 10, minimum=1)
 #: The most games a challenge may ask for (the default is MATCH_GAMES).
 CHALLENGE_MAX_GAMES = envint("CHALLENGE_MAX_GAMES", 20, minimum=1)
