@@ -72,6 +72,7 @@ bench: sandbox services
 	$(BIN)/python benchmarks/process_runner.py
 	$(BIN)/python benchmarks/docker_sandbox.py
 	$(BIN)/python benchmarks/pipeline.py
+	$(BIN)/python benchmarks/first_rating.py
 	$(BIN)/python benchmarks/ladder_convergence.py --field house --runs 21
 	$(BIN)/python benchmarks/report_check.py
 	$(BIN)/python benchmarks/pages.py

@@ -338,6 +338,9 @@ LADDER_MAX_PLAYERS = envint("LADDER_MAX_PLAYERS", 7, minimum=2)
 #: between two top-ups); 0 stops the ladder.
 LADDER_QUEUE_TARGET = envint("LADDER_QUEUE_TARGET", 4)
 LADDER_TOP_UP_SECONDS = envint("LADDER_TOP_UP_SECONDS", 15, minimum=1)
+#: A new version's first tables go ahead of the routine ladder, on the debut queue, until
+#: it leaves the provisional stage (docs/arena.md, "A new version's debut").
+LADDER_DEBUT = envbool("LADDER_DEBUT", True)
 #: Matches counted as "recent" by matchmaking, which seeds tables with the least busy bots.
 MATCHMAKING_WINDOW_HOURS = envint("MATCHMAKING_WINDOW_HOURS", 24, minimum=1)
 #: Attempts of a match (worker lost, infrastructure errors) before it fails unrated.

@@ -134,7 +134,7 @@ def queue_ladder_matches(
             if len(queued) >= count:
                 break
             seed = table[0]
-            debut = seed in provisional and seed not in waiting
+            debut = settings.LADDER_DEBUT and seed in provisional and seed not in waiting
             waiting |= {seed} if debut else set()
             seated = [bots[bot_id] for bot_id in table]
             queued += _queue_table(game, seated, rng, send=send, debut=debut)

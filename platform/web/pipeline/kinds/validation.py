@@ -105,7 +105,7 @@ def promote(bot: Bot, version: BotVersion) -> None:
     bot.save(update_fields=["active_version", "games_since_version"])
     # The retired version plays no new rated game; the new one goes to the ladder first.
     ladder.reseat_retired(bot)
-    if bot.active and settings.LADDER_QUEUE_TARGET > 0:
+    if bot.active and settings.LADDER_DEBUT and settings.LADDER_QUEUE_TARGET > 0:
         ladder.queue_debut(bot)
 
 
