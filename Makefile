@@ -73,6 +73,7 @@ bench: sandbox services
 	$(BIN)/python benchmarks/docker_sandbox.py
 	$(BIN)/python benchmarks/move_channel.py
 	$(BIN)/python benchmarks/pipeline.py
+	$(BIN)/python benchmarks/first_rating.py
 	$(BIN)/python benchmarks/ladder_convergence.py --field house --runs 21
 	$(BIN)/python benchmarks/report_check.py
 	$(BIN)/python benchmarks/review.py

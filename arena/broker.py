@@ -32,13 +32,17 @@ from arena.contract import MatchKind
 
 #: Matches someone waits for (a new upload's verdict, a challenge): served first.
 URGENT_QUEUE: Final = "urgent"
+#: A new version's first rated matches (its *debut*), whatever their kind: served after
+#: the urgent queue (a verdict comes first) and before everything else (its author waits
+#: for a first rating); bounded, one table at a time per provisional bot.
+DEBUT_QUEUE: Final = "debut"
 #: Tournament matches: a whole schedule at once, served after the urgent queue (it must not
 #: starve validations) and before the ladder (an event has a start and people waiting).
 TOURNAMENT_QUEUE: Final = "tournament"
 #: Ladder matches: the steady background load.
 LADDER_QUEUE: Final = "ladder"
 #: The queues arena workers serve, most urgent first (Redis: ``queue_order_strategy``).
-MATCH_QUEUES: Final = (URGENT_QUEUE, TOURNAMENT_QUEUE, LADDER_QUEUE)
+MATCH_QUEUES: Final = (URGENT_QUEUE, DEBUT_QUEUE, TOURNAMENT_QUEUE, LADDER_QUEUE)
 #: What workers send back: served by the platform's own worker, which holds the database.
 REPORTS_QUEUE: Final = "reports"
 #: The platform's periodic jobs (top-up, reaper, re-validation, delayed retries).
@@ -76,9 +80,10 @@ PLATFORM_ROUTES: Final[Mapping[str, str]] = {
 }
 
 
-def queue_for(kind: str) -> str:
-    """The queue a match of ``kind`` (a :class:`MatchKind` value) waits on."""
-    return KIND_QUEUES[MatchKind(kind)]
+def queue_for(kind: str, *, debut: bool = False) -> str:
+    """The queue a match of ``kind`` (a :class:`MatchKind` value) waits on; ``debut``: a
+    new version's first rated matches."""
+    return DEBUT_QUEUE if debut else KIND_QUEUES[MatchKind(kind)]
 
 
 #: A message taken by a consumer that died is delivered again after this many seconds.
@@ -173,7 +178,7 @@ class BrokerSettings:
                     "visibility_timeout": self.visibility_seconds,
                     "unacked_restore_interval": self.restore_seconds,
                     # A worker serving several queues takes from the first non-empty one in
-                    # the order given (-Q urgent,tournament,ladder): validations first.
+                    # the order given (MATCH_QUEUES): validations first.
                     "queue_order_strategy": "priority",
                     # No message has a priority: one Redis list per queue, named as the
                     # queue (no "urgent\x06\x163" beside it), which the ACL names exactly.

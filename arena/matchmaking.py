@@ -125,15 +125,25 @@ def _shortfall(bot: Candidate, size: int, fair: float) -> float:
 
 
 def pick_table(
-    candidates: Sequence[Candidate], settings: MatchmakingSettings, rng: random.Random
+    candidates: Sequence[Candidate],
+    settings: MatchmakingSettings,
+    rng: random.Random,
+    seed_id: int | None = None,
 ) -> list[Candidate] | None:
-    """One table: the seed first, then its opponents. None when fewer bots than
-    ``settings.min_players`` can play."""
+    """One table: the seed first (the candidate ``seed_id`` when given: a new version's
+    debut), then its opponents. None when fewer bots than ``settings.min_players`` can
+    play."""
     if len({c.bot_id for c in candidates}) != len(candidates):
         raise ValueError("each bot may be a candidate once")
     if len(candidates) < settings.min_players:
         return None
-    seed = pick_seed(candidates, rng)
+    if seed_id is None:
+        seed = pick_seed(candidates, rng)
+    else:
+        seeds = [c for c in candidates if c.bot_id == seed_id]
+        if not seeds:
+            raise ValueError(f"the seed {seed_id} is not a candidate")
+        seed = seeds[0]
     largest = min(settings.max_players, len(candidates))
     # Two sizes drawn uniformly, the one the seed is shorter of kept: a bot that is often
     # the seed does not drift to any one size (the ladder's mix leans a little to the

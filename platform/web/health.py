@@ -18,16 +18,14 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 
-from django.conf import settings
 from django.db import connection
 from django.db.models import Min
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
-from kombu import Connection  # type: ignore[attr-defined]  # kombu declares no exports
 
-from arena.broker import MATCH_QUEUES
 from web.matches.models import Match, MatchStatus
+from web.pipeline.dispatch import queue_depths
 from web.storage_files import unwritable_locations
 
 logger = logging.getLogger(__name__)
@@ -51,32 +49,10 @@ def _database() -> bool:
         return False
 
 
-def _queue_depths() -> dict[str, int] | None:
-    """Messages waiting on each arena queue, as the broker counts them; None when it does
-    not answer."""
-    try:
-        with Connection(  # type: ignore[no-untyped-call]
-            settings.CELERY_BROKER_URL,
-            transport_options=settings.CELERY_BROKER_TRANSPORT_OPTIONS,
-            connect_timeout=2,
-        ) as broker:
-            broker.ensure_connection(max_retries=1)  # a monitor wants an answer, not retries
-            channel = broker.default_channel
-            return {
-                # Declared, not passively: an empty Redis queue has no key, and a passive
-                # declare would call it missing.
-                queue: channel.queue_declare(queue=queue).message_count
-                for queue in MATCH_QUEUES
-            }
-    except Exception:
-        logger.exception("readiness: the broker does not answer")
-        return None
-
-
 @never_cache
 def ready(request: HttpRequest) -> JsonResponse:
     database = _database()
-    depths = _queue_depths()
+    depths = queue_depths()
     body: dict[str, object] = {
         "database": "ok" if database else "unavailable",
         "broker": "ok" if depths is not None else "unavailable",

@@ -347,6 +347,9 @@ LADDER_MAX_PLAYERS = envint("LADDER_MAX_PLAYERS", 7, minimum=2)
 #: between two top-ups); 0 stops the ladder.
 LADDER_QUEUE_TARGET = envint("LADDER_QUEUE_TARGET", 4)
 LADDER_TOP_UP_SECONDS = envint("LADDER_TOP_UP_SECONDS", 15, minimum=1)
+#: A new version's first tables go ahead of the routine ladder, on the debut queue, until
+#: it leaves the provisional stage (docs/arena.md, "A new version's debut").
+LADDER_DEBUT = envbool("LADDER_DEBUT", True)
 #: Matches counted as "recent" by matchmaking, which seeds tables with the least busy bots.
 MATCHMAKING_WINDOW_HOURS = envint("MATCHMAKING_WINDOW_HOURS", 24, minimum=1)
 #: Attempts of a match (worker lost, infrastructure errors) before it fails unrated.
@@ -361,6 +364,9 @@ RECURRING_SECONDS = envint("RECURRING_SECONDS", 60, minimum=1)
 #: One weekly round robin per game, with the house bots entered, unless staff made a series
 #: of that game themselves (the admin's "Recurring tournaments"); 0: none.
 HOUSE_EVENTS = envbool("HOUSE_EVENTS", True)
+#: A job sent this long ago and not started while its queue is empty (it is not waiting
+#: behind others) was lost with the broker: it is sent again, not counted as an attempt.
+MATCH_UNSTARTED_SECONDS = envint("MATCH_UNSTARTED_SECONDS", 120, minimum=1)
 CHALLENGES_PER_HOUR = envint("CHALLENGES_PER_HOUR", 10, minimum=1)
 #: The most games a challenge may ask for (the default is MATCH_GAMES).
 CHALLENGE_MAX_GAMES = envint("CHALLENGE_MAX_GAMES", 20, minimum=1)

@@ -58,6 +58,12 @@ class Match(models.Model):
     rotation = models.PositiveSmallIntegerField(
         null=True, blank=True, help_text="the seat rotation of the deal set this match plays"
     )
+    # A new version's first rated matches wait on a queue of their own, ahead of the
+    # routine ladder (arena.broker.DEBUT_QUEUE): its author is waiting for a first rating.
+    debut = models.BooleanField(
+        default=False,
+        help_text="a new version's first rated matches: sent ahead of the routine ladder",
+    )
     sandbox = models.CharField(max_length=20, blank=True, help_text="the runner that played it")
     worker = models.CharField(max_length=100, blank=True, help_text="the worker that played it")
     created_at = models.DateTimeField(default=timezone.now)

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from statistics import median
 
-from django.db.models import Count, Min, Sum
+from django.db.models import Count, Min, Q, Sum
 from django.utils import timezone
 
-from arena.broker import queue_for
+from arena.broker import DEBUT_QUEUE, queue_for
 from arena.contract import MatchKind
 from web.bots.models import BotVersion
 from web.matches.models import Match, MatchStatus, RatingChange
@@ -59,9 +59,12 @@ def pipeline_status() -> PipelineStatus:
 
 def place_in_queue(match: Match) -> int:
     """How many queued matches of the same queue are ahead of ``match`` (the arena takes a
-    queue oldest first: validations and challenges share one, ladder matches the other)."""
-    same_queue = [kind for kind in MatchKind if queue_for(kind) == queue_for(match.kind)]
-    ahead = Match.objects.filter(status=MatchStatus.QUEUED, kind__in=same_queue, pk__lt=match.pk)
+    queue oldest first: validations and challenges share one; a new version's debut, the
+    tournaments and the routine ladder have their own)."""
+    queue = queue_for(match.kind, debut=match.debut)
+    same_queue = Q(debut=True) if queue == DEBUT_QUEUE else Q(pk__in=[])
+    same_queue |= Q(debut=False, kind__in=[k for k in MatchKind if queue_for(k) == queue])
+    ahead = Match.objects.filter(same_queue, status=MatchStatus.QUEUED, pk__lt=match.pk)
     return ahead.count()
 
 

@@ -13,6 +13,7 @@ code of the arena worker's. Every job travels signed by the platform's key
 
 from __future__ import annotations
 
+import logging
 import uuid
 from datetime import datetime
 
@@ -20,7 +21,7 @@ from celery import current_app
 from django.conf import settings
 from django.db import transaction
 
-from arena.broker import MAINTENANCE_QUEUE, PLAY_TASK, SEND_MATCH_TASK, queue_for
+from arena.broker import MAINTENANCE_QUEUE, MATCH_QUEUES, PLAY_TASK, SEND_MATCH_TASK, queue_for
 from arena.contract import MatchJob, dump
 from arena.signing import Purpose
 from web.arena_hosts.keys import platform_signer
@@ -28,7 +29,10 @@ from web.matches.models import Match
 
 from .events import MatchEvent, log_event
 from .jobs import UnplayableMatch, is_builtin, job_for
+from .kind import policy_for
 from .transitions import RunReport, RunResult, fail, issue, unissue
+
+logger = logging.getLogger(__name__)
 
 
 def issue_job(match_id: int, resend_before: datetime | None = None) -> MatchJob | RunReport:
@@ -49,6 +53,10 @@ def issue_job(match_id: int, resend_before: datetime | None = None) -> MatchJob 
         reason = "a bot of this match was deleted before it could play"
         fail(match_id, reason, attempt)
         return RunReport(RunResult.FAILED, reason=reason)
+    refusal = policy_for(match.kind).refusal(match, participants)
+    if refusal is not None:
+        fail(match_id, refusal, attempt)
+        return RunReport(RunResult.FAILED, reason=refusal)
     try:
         return job_for(match, participants, attempt)
     except UnplayableMatch as error:
@@ -68,7 +76,7 @@ def send_match(match_id: int, resend_before: datetime | None = None) -> bool:
         current_app.send_task(
             PLAY_TASK,
             args=[signed],
-            queue=queue_for(job.kind),
+            queue=queue_for(job.kind, debut=_is_debut(job.match)),
             # The platform decides how long a match may take: its lease follows from it.
             soft_time_limit=settings.CELERY_TASK_SOFT_TIME_LIMIT,
             time_limit=settings.CELERY_TASK_TIME_LIMIT,
@@ -80,9 +88,33 @@ def send_match(match_id: int, resend_before: datetime | None = None) -> bool:
     return True
 
 
+def _is_debut(match_id: int) -> bool:
+    return Match.objects.filter(pk=match_id, debut=True).exists()
+
+
 def send_match_on_commit(match_id: int) -> None:
     """Send the match's job once the current transaction commits (at once outside one)."""
     transaction.on_commit(lambda: send_match(match_id), robust=True)
+
+
+def queue_depths() -> dict[str, int] | None:
+    """Messages waiting on each arena queue, as the broker counts them; None (logged) when
+    it does not answer within a couple of seconds."""
+    try:
+        # The broker the pipeline sends through (the Celery app's), asked for an answer
+        # within two seconds, not retried.
+        with current_app.connection_for_write(connect_timeout=2) as broker:
+            broker.ensure_connection(max_retries=1)
+            channel = broker.default_channel
+            return {
+                # Declared, not passively: an empty Redis queue has no key, and a passive
+                # declare would call it missing.
+                queue: channel.queue_declare(queue=queue).message_count
+                for queue in MATCH_QUEUES
+            }
+    except Exception:
+        logger.exception("the broker does not answer: its queues cannot be counted")
+        return None
 
 
 def send_match_later(match_id: int, delay: float) -> None:

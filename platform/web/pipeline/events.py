@@ -23,6 +23,7 @@ class MatchEvent(StrEnum):
     # another host's attempt) or a report that contradicts its job: nothing of it recorded.
     REFUSED = "match.refused"
     REQUEUED = "match.requeued"
+    RECALLED = "match.recalled"  # its seats changed before it started: sent again
     RESENT = "match.resent"
     UNSENT = "match.unsent"  # the broker did not take it: it stays queued for the reaper
 

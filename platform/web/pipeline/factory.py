@@ -37,6 +37,7 @@ def create_match(
     seed: int | None = None,
     deal_set: uuid.UUID | None = None,
     rotation: int | None = None,
+    debut: bool = False,
 ) -> Match:
     """A queued match of ``bots`` then the built-in opponents ``builtins`` (SDK names), of
     ``games`` games (default ``MATCH_GAMES``) with plain deals, or one rotation of a deal
@@ -45,7 +46,8 @@ def create_match(
     ``ladder`` command, the benchmark). The bots play their active versions, or
     ``versions`` (a tournament's frozen ones, a validation's candidate), under their
     ``owner/name`` or ``names``; the deals follow from ``seed`` (default: drawn from
-    ``rng``)."""
+    ``rng``). ``debut``: a new version's first rated match, sent ahead of the routine
+    ladder (``arena.broker.DEBUT_QUEUE``)."""
     if seed is None:
         seed = (rng or random.SystemRandom()).getrandbits(SEED_BITS)
     playing = list(versions) if versions is not None else [bot.active_version for bot in bots]
@@ -60,6 +62,7 @@ def create_match(
         deal_set=deal_set,
         rotation=rotation,
         requested_by=requested_by,
+        debut=debut,
     )
     seats = [
         Participant(match=match, index=index, bot=bot, version=version, name=label)
@@ -87,6 +90,7 @@ def create_deal_set(
     send: bool = True,
     versions: Sequence[BotVersion] | None = None,
     seed: int | None = None,
+    debut: bool = False,
 ) -> list[Match]:
     """Duplicate deals that no bot can remember: ``deals`` deals (default ``MATCH_GAMES``)
     played once per seat rotation, each rotation a match of its own (fresh bot processes,
@@ -110,6 +114,7 @@ def create_deal_set(
             seed=seed,
             deal_set=deal_set,
             rotation=rotation,
+            debut=debut,
         )
         for rotation in range(len(bots))
     ]

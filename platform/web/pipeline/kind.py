@@ -34,6 +34,11 @@ class KindPolicy:
         """Participant indexes whose first fault ends the series (the job's stop rule)."""
         return ()
 
+    def refusal(self, match: Match, participants: Sequence[Participant]) -> str | None:
+        """Why the match, about to be sent under a new attempt, must not be played any
+        more (it then fails with this reason), or None."""
+        return None
+
     def started(self, match_id: int) -> None:
         """A worker began the match (it is ``running``)."""
 

@@ -28,13 +28,14 @@ from django.db.models import Q
 from django.utils import timezone
 
 from arena import report_check
+from arena.broker import queue_for
 from arena.contract import MatchJob, MatchReport, MatchStarted, ReportStatus
 from arena.playing import play_job
 from web.bots.models import BotVersion
 from web.matches.models import Match, MatchStatus
 from web.sandbox import SandboxKind, current_sandbox, prepare_runner
 
-from .dispatch import issue_job
+from .dispatch import issue_job, queue_depths
 from .events import MatchEvent, log_event
 from .jobs import UnplayableMatch, job_for
 from .recording import record_report
@@ -208,12 +209,21 @@ def run_match(match_id: int, sandbox: SandboxKind | None = None) -> RunReport:
     return receive_report(report)
 
 
+def unstarted_deadline() -> timedelta:
+    """How long a sent job may wait unstarted, its queue empty, before it is presumed lost
+    (``MATCH_UNSTARTED_SECONDS``: far shorter than the lease; a job still waiting in its
+    queue is never presumed lost)."""
+    return timedelta(seconds=settings.MATCH_UNSTARTED_SECONDS)
+
+
 def reap_matches() -> tuple[list[int], list[int], list[int]]:
     """What a lost worker or a lost message left behind: matches running beyond the lease
     go back to the queue (or fail after ``MATCH_MAX_ATTEMPTS``); queued matches waiting to
-    be sent (the broker refused them, or their retry is due) and those sent longer than the
-    lease ago without starting (their message may have been lost with the broker) are to be
-    sent again. Returns (to send, to send again, failed)."""
+    be sent (the broker refused them, or their retry is due) are to be sent; those sent
+    longer than :func:`unstarted_deadline` ago without starting, while their queue holds
+    no message (their job is not waiting behind others: it was lost with the broker), are
+    to be sent again. A resend is not an attempt: no worker started the job. Returns (to
+    send, to send again, failed)."""
     now = timezone.now()
     cutoff = now - lease()
     send: list[int] = []
@@ -237,8 +247,18 @@ def reap_matches() -> tuple[list[int], list[int], list[int]]:
         sent_at__isnull=True,
     )
     send += list(waiting.exclude(pk__in=send).values_list("pk", flat=True))
-    lost = Match.objects.filter(status=MatchStatus.QUEUED, sent_at__lt=cutoff)
-    return send, list(lost.values_list("pk", flat=True)), failed
+    unstarted = Match.objects.filter(
+        status=MatchStatus.QUEUED, sent_at__lt=now - unstarted_deadline()
+    )
+    rows = list(unstarted.values_list("pk", "kind", "debut"))
+    depths = queue_depths() if rows else {}
+    # A broker that does not answer cannot take a resend either: the next round tries.
+    lost = [
+        match_id
+        for match_id, kind, debut in rows
+        if depths is not None and depths.get(queue_for(kind, debut=debut), 0) == 0
+    ]
+    return send, lost, failed
 
 
 def validate_version(version_id: int, sandbox: SandboxKind | None = None) -> str:

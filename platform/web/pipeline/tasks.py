@@ -37,7 +37,7 @@ from . import running
 from .dispatch import send_match, send_match_later
 from .events import MatchEvent, log_event
 from .kinds import ladder, tournament, validation
-from .transitions import RunResult, lease
+from .transitions import RunResult
 
 logger = logging.getLogger(__name__)
 
@@ -110,7 +110,7 @@ def reap_matches_task() -> int:
         send_match(match_id)
     for match_id in resend:
         log_event(MatchEvent.RESENT, match=match_id, lost=True)
-        send_match(match_id, resend_before=timezone.now() - lease())
+        send_match(match_id, resend_before=timezone.now() - running.unstarted_deadline())
     return len(send) + len(resend) + len(failed)
 
 

@@ -26,7 +26,15 @@ from enum import StrEnum
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import (
+    Case,
+    ExpressionWrapper,
+    F,
+    PositiveSmallIntegerField,
+    Q,
+    When,
+)
+from django.db.models.expressions import CombinedExpression
 from django.utils import timezone
 
 from cucumbers.match import GameOutcome
@@ -70,6 +78,10 @@ def retry_delay(attempts: int) -> float:
     return float(min(MAX_RETRY_SECONDS, settings.MATCH_RETRY_SECONDS * 2 ** max(0, attempts - 1)))
 
 
+def _attempts_plus(count: int) -> ExpressionWrapper[CombinedExpression]:
+    return ExpressionWrapper(F("attempts") + count, output_field=PositiveSmallIntegerField())
+
+
 def _kind_of(match_id: int) -> str:
     return Match.objects.filter(pk=match_id).values_list("kind", flat=True).first() or ""
 
@@ -86,16 +98,19 @@ def _held(match_id: int, attempt: uuid.UUID | None, started_before: datetime | N
 
 
 def issue(match_id: int, attempt: uuid.UUID, resend_before: datetime | None = None) -> bool:
-    """Give a queued match that is waiting to be sent the new ``attempt`` (counted); True
-    only for the one caller that did. With ``resend_before``, a queued match sent before
-    then is taken too (its message may have been lost with the broker)."""
+    """Give a queued match that is waiting to be sent the new ``attempt``; True only for
+    the one caller that did. With ``resend_before``, a queued match sent before then is
+    taken too (its message may have been lost with the broker). Attempts count work: a
+    send is counted, a resend of a job no worker started is not."""
     sendable = Q(status=MatchStatus.QUEUED, sent_at__isnull=True)
     if resend_before is not None:
         sendable |= Q(status=MatchStatus.QUEUED, sent_at__lt=resend_before)
     issued = (
         Match.objects.filter(sendable, pk=match_id).update(
             attempt=attempt,
-            attempts=F("attempts") + 1,
+            attempts=Case(
+                When(sent_at__isnull=True, then=_attempts_plus(1)), default=F("attempts")
+            ),
             sent_at=timezone.now(),
             retry_at=None,
             arena_host="",
@@ -115,6 +130,27 @@ def unissue(match_id: int, attempt: uuid.UUID) -> None:
     Match.objects.filter(pk=match_id, attempt=attempt).update(
         attempt=None, sent_at=None, attempts=F("attempts") - 1
     )
+
+
+def recall(match_id: int) -> bool:
+    """Take back the attempt of a queued match that has not started (its seats changed):
+    it waits to be sent again under a new one; a worker's message of the old attempt is
+    then discarded. Not counted: the attempt never started. True when it was queued."""
+    recalled = bool(
+        Match.objects.filter(pk=match_id, status=MatchStatus.QUEUED).update(
+            attempt=None,
+            sent_at=None,
+            arena_host="",
+            attempts=Case(
+                When(sent_at__isnull=False, attempts__gt=0, then=_attempts_plus(-1)),
+                default=F("attempts"),
+                output_field=PositiveSmallIntegerField(),
+            ),
+        )
+    )
+    if recalled:
+        log_event(MatchEvent.RECALLED, match=match_id)
+    return recalled
 
 
 def start(match_id: int, attempt: uuid.UUID, worker: str, host: str | None = None) -> bool:

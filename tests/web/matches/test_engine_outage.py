@@ -66,7 +66,10 @@ def test_a_worker_whose_engine_goes_away_pauses_and_resumes_without_burning_atte
     ):
         wait_for(lambda: logged("ready."), 60, "the worker to start", log)
         proxy.cut()
-        paused, resumed = "paused urgent, tournament, ladder", "resumed urgent, tournament, ladder"
+        paused, resumed = (
+            "paused urgent, debut, tournament, ladder",
+            "resumed urgent, debut, tournament, ladder",
+        )
         wait_for(lambda: logged(paused), 60, "the worker to pause", log)
         (match,) = queue_ladder_matches("concombre", 1)  # sent on commit
         EngineProxy(socket_path)  # the engine is back

@@ -17,13 +17,15 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from arena.contract import MatchKind
-from arena.matchmaking import Candidate, MatchmakingSettings, plan_tables
+from arena.matchmaking import Candidate, MatchmakingSettings, pick_table, plan_tables
 from cucumbers.games import rules_for
 from cucumbers.match import GameOutcome
 from web.bots.house import HOUSE_USERNAME
 from web.bots.models import GAMES, Bot
 from web.matches.models import Match, MatchStatus, Participant
 
+from .. import transitions
+from ..dispatch import send_match_on_commit
 from ..factory import create_deal_set, create_match
 from ..kind import KindPolicy
 from ..rating import rate
@@ -84,32 +86,110 @@ def recent_table_sizes(game: str, since: datetime) -> dict[int, Counter[int]]:
     return sizes
 
 
+def _queue_table(
+    game: str, seated: Sequence[Bot], rng: random.Random, *, send: bool, debut: bool
+) -> list[Match]:
+    """One planned table: a deal set (``LADDER_DUPLICATE``) or a plain match."""
+    if settings.LADDER_DUPLICATE:
+        return create_deal_set(
+            game, MatchKind.LADDER, seated, rated=True, rng=rng, send=send, debut=debut
+        )
+    return [
+        create_match(game, MatchKind.LADDER, seated, rated=True, rng=rng, send=send, debut=debut)
+    ]
+
+
+def debuting(game: str) -> set[int]:
+    """The provisional bots of ``game`` that have a debut match waiting already."""
+    waiting = Participant.objects.filter(
+        match__game=game,
+        match__kind=MatchKind.LADDER,
+        match__debut=True,
+        match__status=MatchStatus.QUEUED,
+        bot__isnull=False,
+    )
+    return set(waiting.values_list("bot_id", flat=True))
+
+
 def queue_ladder_matches(
     game: str, count: int, rng: random.Random | None = None, *, send: bool = True
 ) -> list[Match]:
     """Plan rated tables for ``game`` and queue about ``count`` matches (fewer if too few
     bots): with duplicate deals (``LADDER_DUPLICATE``) each table is a deal set, one match
     per seat rotation, and tables are queued until ``count`` matches are; ``send`` as for
-    :func:`create_match`."""
+    :func:`create_match`. A table seated around a provisional bot that has no debut match
+    waiting is a debut (sent ahead of the routine ladder): a version keeps being favoured
+    until it leaves the provisional stage, one table at a time, so that it never crowds
+    out the others."""
     rng = rng or random.Random()
-    plans = plan_tables(candidates(game), count, table_sizes(game), rng)
+    pool = candidates(game)
+    provisional = {c.bot_id for c in pool if c.provisional}
+    plans = plan_tables(pool, count, table_sizes(game), rng)
     ids = {bot_id for table in plans for bot_id in table}
     bots = Bot.objects.select_related("owner", "active_version").in_bulk(ids)
     queued: list[Match] = []
     with transaction.atomic():
+        waiting = debuting(game)
         for table in plans:
             if len(queued) >= count:
                 break
+            seed = table[0]
+            debut = settings.LADDER_DEBUT and seed in provisional and seed not in waiting
+            waiting |= {seed} if debut else set()
             seated = [bots[bot_id] for bot_id in table]
-            if settings.LADDER_DUPLICATE:
-                queued += create_deal_set(
-                    game, MatchKind.LADDER, seated, rated=True, rng=rng, send=send
-                )
-            else:
-                queued.append(
-                    create_match(game, MatchKind.LADDER, seated, rated=True, rng=rng, send=send)
-                )
+            queued += _queue_table(game, seated, rng, send=send, debut=debut)
     return queued
+
+
+def queue_debut(bot: Bot, rng: random.Random | None = None, *, send: bool = True) -> list[Match]:
+    """A new version's first rated table, queued now (inside the caller's transaction:
+    the one that promoted it) and sent ahead of the routine ladder: seated around ``bot``
+    by the ladder's matchmaking. Nothing when too few bots can play."""
+    rng = rng or random.Random()
+    pool = candidates(bot.game)
+    if bot.pk not in {c.bot_id for c in pool}:
+        return []
+    table = pick_table(pool, table_sizes(bot.game), rng, seed_id=bot.pk)
+    if table is None:
+        return []
+    ids = [c.bot_id for c in table]
+    found = Bot.objects.select_related("owner", "active_version").in_bulk(ids)
+    return _queue_table(bot.game, [found[i] for i in ids], rng, send=send, debut=True)
+
+
+def reseat_retired(bot: Bot) -> tuple[list[int], list[int]]:
+    """``bot``'s active version changed (a new one promoted, or it was retired): its
+    queued ladder matches with another version are re-seated with the active one, and
+    sent again under a new attempt (a job already on the broker is then discarded when it
+    reports), unless a rotation of their deal set has started already (its seats are
+    frozen then) or the bot has no active version any more: then they are dropped (failed,
+    unrated, saying why). Inside the caller's transaction. Returns (re-seated, dropped)."""
+    stale = Participant.objects.filter(
+        bot=bot,
+        match__kind=MatchKind.LADDER,
+        match__status=MatchStatus.QUEUED,
+    ).exclude(version_id=bot.active_version_id)
+    matches = list(
+        Match.objects.select_for_update().filter(pk__in=stale.values("match_id")).order_by("pk")
+    )
+    reseated: list[int] = []
+    dropped: list[int] = []
+    for match in matches:
+        frozen = match.deal_set is not None and (
+            Match.objects.filter(deal_set=match.deal_set)
+            .exclude(status=MatchStatus.QUEUED)
+            .exists()
+        )
+        if bot.active_version_id is None or not bot.active or frozen:
+            reason = f"{bot} changed versions before this match was played"
+            if transitions.fail(match.pk, reason):
+                dropped.append(match.pk)
+            continue
+        Participant.objects.filter(match=match, bot=bot).update(version=bot.active_version_id)
+        if transitions.recall(match.pk):
+            send_match_on_commit(match.pk)
+            reseated.append(match.pk)
+    return reseated, dropped
 
 
 def queue_depth(game: str) -> int:
@@ -128,9 +208,19 @@ def top_up(target: int | None = None) -> dict[str, int]:
 
 
 class LadderPolicy(KindPolicy):
-    """A played ladder match is rated, game by game."""
+    """Only active versions play; a played ladder match is rated, game by game."""
 
     kind = MatchKind.LADDER
+
+    def refusal(self, match: Match, participants: Sequence[Participant]) -> str | None:
+        # A version retired since the match was queued never gets a new rated game (its
+        # matches are re-seated when it is retired: this catches what slipped past).
+        ids = [p.bot_id for p in participants if p.bot_id is not None]
+        active = dict(Bot.objects.filter(pk__in=ids).values_list("pk", "active_version_id"))
+        for entrant in participants:
+            if entrant.bot_id is not None and active.get(entrant.bot_id) != entrant.version_id:
+                return f"{entrant.name} changed versions before this match was played"
+        return None
 
     def recorded(
         self, match: Match, participants: Sequence[Participant], outcomes: Sequence[GameOutcome]

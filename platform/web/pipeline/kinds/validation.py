@@ -30,6 +30,7 @@ from web.matches.models import Match, MatchStatus, Participant
 
 from ..factory import create_match
 from ..kind import KindPolicy
+from . import ladder
 
 #: The candidate of a validation match: its first fault ends the series.
 CANDIDATE = 0
@@ -102,6 +103,10 @@ def promote(bot: Bot, version: BotVersion) -> None:
     bot.active_version = version
     bot.games_since_version = 0  # a new version is provisional again
     bot.save(update_fields=["active_version", "games_since_version"])
+    # The retired version plays no new rated game; the new one goes to the ladder first.
+    ladder.reseat_retired(bot)
+    if bot.active and settings.LADDER_DEBUT and settings.LADDER_QUEUE_TARGET > 0:
+        ladder.queue_debut(bot)
 
 
 def revalidate_failed() -> list[int]:
