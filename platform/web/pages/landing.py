@@ -9,9 +9,10 @@ from django.contrib.auth.models import AnonymousUser
 from django.db.models import Avg, Sum
 from django.utils import timezone
 
+from arena.contract import MatchKind
 from web.bots.models import Bot
 from web.matches.access import visible_matches
-from web.matches.models import Match, MatchGame, MatchKind, MatchStatus
+from web.matches.models import Match, MatchGame, MatchStatus
 
 #: The recent public matches among which the featured one is the strongest table.
 FEATURED_AMONG = 30

@@ -19,6 +19,7 @@ from django.db import transaction
 from django.db.models import Count
 from django.utils import timezone
 
+from cucumbers.games import title
 from web.bots.house import HOUSE_USERNAME
 from web.bots.models import GAMES, Bot
 
@@ -114,7 +115,7 @@ def ensure_house_series(now: datetime | None = None) -> list[RecurringTournament
             continue
         made.append(
             RecurringTournament.objects.create(
-                name=f"Weekly {game.label} round robin",
+                name=f"Weekly {title(game)} round robin",
                 description=(
                     "The house's weekly event: every bot entered meets the field and the"
                     " house's reference bots in a round robin over tables of four, with"
