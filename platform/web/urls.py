@@ -30,4 +30,5 @@ urlpatterns = [
     path("", include("web.matches.urls")),
     path("", include("web.pages.urls")),
     path("", include("web.tournaments.urls")),
+    path("", include("web.notifications.urls")),
 ]

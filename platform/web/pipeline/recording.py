@@ -23,7 +23,7 @@ from cucumbers.match import GameOutcome
 from web.matches.models import Match, MatchGame, MatchKind, MatchStatus, Participant
 from web.matches.replays import StoredFiles
 
-from . import validation
+from . import retirement, validation
 from .rating import rate
 from .signals import announce_match_ended
 
@@ -137,6 +137,7 @@ def record_report(report: MatchReport, host: str | None = None) -> Recorded:
         match.failure_reason = ""
         fields = ["status", "finished_at", "sandbox", "worker", "failure_reason", "arena_host"]
         match.save(update_fields=fields)
+        retirement.review(match, participants)  # a version past its fault limit stops playing
         if match.kind == MatchKind.VALIDATION:
             validation.decide(match, outcomes)
         announce_match_ended(match.pk, match.kind)

@@ -18,6 +18,7 @@ from web.matches.models import Match, MatchKind, MatchStatus
 from web.pipeline.ladder import create_deal_set
 
 from .models import Entry, Tournament, TournamentMatch, TournamentStatus
+from .notices import tell_entrants
 
 logger = logging.getLogger(__name__)
 
@@ -96,11 +97,14 @@ def finish_if_done(tournament_id: int) -> bool:
         )
         if pending.exists():
             return False
-        return bool(
+        finished = bool(
             Tournament.objects.filter(pk=tournament_id, status=TournamentStatus.RUNNING).update(
                 status=TournamentStatus.FINISHED, finished_at=timezone.now()
             )
         )
+        if finished:
+            tell_entrants(tournament_id)  # their owners get the final standings by mail
+        return finished
 
 
 def advance() -> dict[str, int]:
