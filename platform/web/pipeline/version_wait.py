@@ -4,7 +4,8 @@ it, and an estimate of the wait from the last hour's pace of that queue.
 
 The estimate is (matches ahead + 1) × the mean time between two matches of that queue
 finishing over the last hour; none when nothing of that queue finished in the last hour. A
-version whose first rated match is not queued yet counts the whole ladder queue ahead.
+version whose first rated match is not queued yet counts the whole ladder queue ahead, and
+so does a version whose validation match failed for good (beat queues it a new one).
 """
 
 from __future__ import annotations
@@ -39,6 +40,10 @@ class VersionWait:
     scheduled: bool  # its match is queued (or playing); False: not yet planned by the ladder
     ahead: int  # matches of its queue ahead of it (the whole ladder queue when not scheduled)
     estimate_seconds: float | None
+
+    @property
+    def for_verdict(self) -> bool:
+        return self.waiting_for is WaitingFor.VERDICT
 
 
 def seconds_per_match(kinds: list[str]) -> float | None:
