@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from docker.errors import DockerException
 
 from cucumbers.cli import add_match_arguments, run_match_command
+from cucumbers.runners.base import RunnerName
 
 from .broker import MATCH_QUEUES, BrokerSettings, BrokerSettingsError, Role
 from .engine_watch import EngineUnavailable
@@ -77,7 +78,7 @@ def cmd_reap(args: argparse.Namespace) -> int:
 def cmd_worker(args: argparse.Namespace) -> int:
     from .worker import SANDBOXES, WorkerConfig, WorkerKeys, WorkerKeysError, run_worker
 
-    sandbox = args.sandbox or os.environ.get("SANDBOX", "").strip() or "docker"
+    sandbox = args.sandbox or os.environ.get("SANDBOX", "").strip() or RunnerName.DOCKER
     if sandbox not in SANDBOXES:
         print(f"arena: error: SANDBOX={sandbox!r}: one of {', '.join(SANDBOXES)}", file=sys.stderr)
         return 2
@@ -191,7 +192,7 @@ def build_parser() -> argparse.ArgumentParser:
     keygen.set_defaults(run=cmd_keygen)
 
     match = commands.add_parser("match", help="play a match as the workers do")
-    add_match_arguments(match, ["docker", "process", "none"])
+    add_match_arguments(match, list(RunnerName))
     match.set_defaults(run=cmd_match)
 
     reap = commands.add_parser("reap", help="remove containers of runners that died")
@@ -238,7 +239,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     worker.add_argument(
         "--sandbox",
-        choices=["docker", "process"],
+        choices=[RunnerName.DOCKER, RunnerName.PROCESS],
         help="docker (default; or $SANDBOX), or process: bots unsandboxed, local use only",
     )
     worker.add_argument(

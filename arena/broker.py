@@ -28,6 +28,8 @@ from pathlib import Path
 from typing import Any, Final
 from urllib.parse import parse_qs, urlsplit
 
+from arena.contract import MatchKind
+
 #: Matches someone waits for (a new upload's verdict, a challenge): served first.
 URGENT_QUEUE: Final = "urgent"
 #: Tournament matches: a whole schedule at once, served after the urgent queue (it must not
@@ -41,10 +43,41 @@ MATCH_QUEUES: Final = (URGENT_QUEUE, TOURNAMENT_QUEUE, LADDER_QUEUE)
 REPORTS_QUEUE: Final = "reports"
 #: The platform's periodic jobs (top-up, reaper, re-validation, delayed retries).
 MAINTENANCE_QUEUE: Final = "maintenance"
+#: The queues the platform's worker serves, first served first: what arena workers send
+#: back before the periodic jobs.
+PLATFORM_QUEUES: Final = (REPORTS_QUEUE, MAINTENANCE_QUEUE)
 
+#: Which queue a match of each kind waits on (its urgency: a person waits for a verdict or
+#: a challenge; an event has a start; the ladder is the steady background).
+KIND_QUEUES: Final[Mapping[MatchKind, str]] = {
+    MatchKind.VALIDATION: URGENT_QUEUE,
+    MatchKind.CHALLENGE: URGENT_QUEUE,
+    MatchKind.TOURNAMENT: TOURNAMENT_QUEUE,
+    MatchKind.LADDER: LADDER_QUEUE,
+}
+
+# The arena worker's one task, on the match queues.
 PLAY_TASK: Final = "arena.play"
+# The platform worker's tasks: what arena workers send back (on REPORTS_QUEUE) ...
 STARTED_TASK: Final = "platform.match_started"
 REPORT_TASK: Final = "platform.match_report"
+# ... and its own jobs (on MAINTENANCE_QUEUE): a delayed resend, and beat's periodic jobs.
+SEND_MATCH_TASK: Final = "pipeline.send_match"
+TOP_UP_LADDER_TASK: Final = "pipeline.top_up_ladder"
+REAP_MATCHES_TASK: Final = "pipeline.reap_matches"
+REVALIDATE_TASK: Final = "pipeline.revalidate_failed"
+ADVANCE_TOURNAMENTS_TASK: Final = "tournaments.advance"
+#: Where each task the platform's worker serves comes in (the default: MAINTENANCE_QUEUE).
+PLATFORM_ROUTES: Final[Mapping[str, str]] = {
+    STARTED_TASK: REPORTS_QUEUE,
+    REPORT_TASK: REPORTS_QUEUE,
+}
+
+
+def queue_for(kind: str) -> str:
+    """The queue a match of ``kind`` (a :class:`MatchKind` value) waits on."""
+    return KIND_QUEUES[MatchKind(kind)]
+
 
 #: A message taken by a consumer that died is delivered again after this many seconds.
 DEFAULT_VISIBILITY_SECONDS: Final = 3600

@@ -19,13 +19,13 @@ import hashlib
 import os
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from time import perf_counter
 
 from cucumbers.games import rules_for
-from cucumbers.match import GameOutcome, game_plan, play_game
+from cucumbers.loader import BUILTIN_PREFIX
+from cucumbers.match import GameOutcome, play_match
 from cucumbers.runners import make_runner
 from cucumbers.runners.base import BotSpec
 from cucumbers.runners.hostproc import remove_tree
@@ -56,7 +56,7 @@ def staged_sources(job: MatchJob, staging_dir: str | None = None) -> Iterator[St
         sources: list[str | None] = []
         for index, seat in enumerate(job.seats):
             if seat.source is None:
-                specs.append(BotSpec(f"builtin:{seat.builtin}", seat.name))
+                specs.append(BotSpec(f"{BUILTIN_PREFIX}{seat.builtin}", seat.name))
                 sources.append(None)
                 continue
             seat_dir = Path(folder) / f"seat{index}"
@@ -115,39 +115,25 @@ def play_job(
     try:
         with staged_sources(job, staging_dir) as staged:
             specs, staged_digests = staged.specs, staged.sources
-            runner = make_runner(runner_name, job.limits.limits())
-            with runner:
-                started = perf_counter()
-                clients = runner.start(specs)
-                timings["sandbox_start"] = perf_counter() - started
-                timings["games"] = timings["moves"] = 0.0
-                for number in range(1, job.games + 1):
-                    deal, bots = game_plan(
-                        job.seed, number, len(specs), job.duplicate, job.rotation
-                    )
-                    started = perf_counter()
-                    outcome = play_game(
-                        rules,
-                        [clients[bot] for bot in bots],
-                        seed=deal,
-                        limits=runner.limits,
-                        players=[
-                            {"seat": seat, "name": specs[bot].name, **job.seats[bot].player_info()}
-                            for seat, bot in enumerate(bots)
-                        ],
-                        game_number=number,
-                        bots=bots,
-                    )
-                    timings["games"] += perf_counter() - started
-                    timings["moves"] += sum(outcome.think_seconds)
+            series = play_match(
+                rules,
+                specs,
+                make_runner(runner_name, job.limits.limits()),
+                seed=job.seed,
+                game_numbers=range(1, job.games + 1),
+                player_info=lambda bot: job.seats[bot].player_info(),
+                duplicate=job.duplicate,
+                rotation=job.rotation,
+                timings=timings,
+            )
+            with closing(series):  # stopping early closes the runner at once
+                for outcome in series:
                     detail = infrastructure_fault(outcome)
                     if detail is not None:
                         return report(ReportStatus.INFRASTRUCTURE_ERROR, detail)
                     outcomes.append(outcome)
                     if stops_series(job, outcome):
                         break
-                started = perf_counter()
-            timings["sandbox_stop"] = perf_counter() - started
     except Exception as error:  # a runner never raises for a bot: this is the sandbox's
         return report(ReportStatus.INFRASTRUCTURE_ERROR, f"the sandbox failed: {error!r}")
     return report(ReportStatus.PLAYED)

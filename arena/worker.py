@@ -37,6 +37,8 @@ from celery.signals import after_setup_logger, after_setup_task_logger
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from kombu import Exchange, Queue  # type: ignore[attr-defined]  # kombu declares no exports
 
+from cucumbers.runners.base import RunnerName
+
 from .broker import (
     DELIVERY,
     MATCH_QUEUES,
@@ -76,7 +78,7 @@ logger = logging.getLogger(__name__)
 _Key = TypeVar("_Key", Ed25519PrivateKey, Ed25519PublicKey)
 
 #: Runners a worker may play in: the sandbox, or (explicitly) the SDK's process runner.
-SANDBOXES = ("docker", "process")
+SANDBOXES = (RunnerName.DOCKER, RunnerName.PROCESS)
 #: How long a message back to the platform is retried while the broker does not answer.
 SEND_RETRIES = 60
 SEND_RETRY_POLICY = {
@@ -181,7 +183,7 @@ class WorkerConfig:
     processes inherit it)."""
 
     name: str
-    sandbox: str = "docker"
+    sandbox: str = RunnerName.DOCKER
     staging_dir: str | None = None
     runtime: str = "runc"
     keys: WorkerKeys | None = None
@@ -310,25 +312,21 @@ def _refusal(text: str, reason: str) -> MatchReport | None:
 def prepare_sandbox(config: WorkerConfig) -> None:
     """Before the first job is taken: no engine, no worker (it could only fail, or, were it
     allowed to fall back, run bots unsandboxed). Raises ``SystemExit`` with the reason."""
-    if config.sandbox != "docker":
+    if config.sandbox != RunnerName.DOCKER:
         logger.warning("SANDBOX=process: bots run unsandboxed on this host (local use only)")
         return
-    from .sandbox.container import runtime_problem
-    from .sandbox.image import ImageError, ensure_image
-    from .sandbox.runner import register
+    from .sandbox.image import ImageError
+    from .sandbox.prepare import SandboxUnavailable, prepare_docker
 
     require_engine()
-    problem = runtime_problem(config.runtime, PING_SECONDS)
-    if problem is not None:
-        logger.critical("%s", problem)
-        raise EngineUnavailable(problem)
-    logger.info("bot containers run with the %s runtime", config.runtime)
     try:
-        report = ensure_image()
+        prepare_docker(PING_SECONDS, config.runtime)
+    except SandboxUnavailable as error:
+        logger.critical("%s", error)
+        raise EngineUnavailable(str(error)) from error
     except ImageError as error:
         raise SystemExit(f"arena: error: the sandbox image cannot be had: {error}") from error
-    logger.info("sandbox image %s ready (built: %s)", report.tag, report.built)
-    register()
+    logger.info("bot containers run with the %s runtime", config.runtime)
 
 
 class MatchQueuesWatch(EngineWatch):
@@ -337,7 +335,7 @@ class MatchQueuesWatch(EngineWatch):
     queues = MATCH_QUEUES
 
     def include_if(self, parent: Any) -> bool:
-        return current_config().sandbox == "docker"
+        return current_config().sandbox == RunnerName.DOCKER
 
 
 app.steps["consumer"].add(MatchQueuesWatch)

@@ -154,7 +154,7 @@ def cpu_sample() -> dict[str, float]:
 def breakdown(matches: int) -> None:
     """Run ``matches`` ladder matches one after another in this process: wall time per part
     of a match (the match's own timings) and CPU time per process family."""
-    from web.pipeline.ladder import queue_ladder_matches
+    from web.pipeline.kinds.ladder import queue_ladder_matches
     from web.pipeline.running import run_match
     from web.sandbox import SandboxKind
 
@@ -249,7 +249,7 @@ def queue_matches(count: int, scheme: str) -> list[int]:
     plans and this benchmark makes by hand to compare."""
     from web.matches.models import Match
     from web.pipeline.dispatch import send_match
-    from web.pipeline.ladder import queue_ladder_matches
+    from web.pipeline.kinds.ladder import queue_ladder_matches
 
     if scheme == "sets":
         return [m.pk for m in queue_ladder_matches("five-cucumbers", count)]
@@ -282,7 +282,7 @@ def throughput(
 
     # As deployed: the platform's worker records reports; the arena worker, given only the
     # broker's and the sandbox's variables, serves validations (urgent) before the ladder.
-    platform = [sys.executable, "-m", "celery", "-A", "web", "worker", "-Q", "reports,maintenance"]
+    platform = [sys.executable, "-m", "celery", "-A", "web", "worker"]
     platform += ["--concurrency=1", "--loglevel=INFO", "--without-gossip", "-n", "platform@%h"]
     arena = [sys.executable, "-m", "arena", "worker", f"--concurrency={concurrency}"]
     workers = [

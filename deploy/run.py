@@ -165,7 +165,7 @@ def main() -> int:
             "platform",
             [
                 *[PYTHON, "-m", "celery", "-A", "web", "worker", "-B", "--loglevel=INFO"],
-                *["--concurrency=1", "-Q", "reports,maintenance", "-n", "platform@%h"],
+                *["--concurrency=1", "-n", "platform@%h"],
             ],
             env,
         ),

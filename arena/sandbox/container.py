@@ -47,6 +47,7 @@ from docker.errors import APIError, DockerException, NotFound
 from docker.types import ContainerConfig, HostConfig, LogConfig, Mount, Ulimit
 
 from cucumbers.host import OUTPUT_FENCE, OUTPUT_FENCE_VARIABLE
+from cucumbers.loader import BUILTIN_PREFIX
 from cucumbers.protocol import EndGame, RunnerMessage
 from cucumbers.runners.hostproc import HostChannel, describe_exit, remove_tree
 from cucumbers.runners.output import OutputTail
@@ -367,7 +368,7 @@ class ContainerHost(HostChannel):
         self._wake_lock = threading.Lock()  # the start thread never writes to a closed pipe
         argument = source
         try:
-            if not source.startswith("builtin:"):
+            if not source.startswith(BUILTIN_PREFIX):
                 self._bot_dir, argument = stage_bot(source, seat)
             create_container(seat, self.name, self._bot_dir, argument)
             self._attached = seat.client.api.attach_socket(self.name, params=ATTACH_PARAMS)

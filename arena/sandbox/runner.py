@@ -36,7 +36,7 @@ from docker.errors import DockerException, ImageNotFound
 
 from cucumbers.faults import BotFault, FaultKind
 from cucumbers.runners import register_runner
-from cucumbers.runners.base import BotClient, BotSpec, Limits, Runner
+from cucumbers.runners.base import BotClient, BotSpec, Limits, Runner, RunnerName
 from cucumbers.runners.hostproc import HostChannel
 from cucumbers.runners.process import ProcessClient, start_all
 
@@ -117,7 +117,7 @@ class DockerRunner(Runner):
     random one) names and labels the containers.
     """
 
-    name = "docker"
+    name = RunnerName.DOCKER
 
     def __init__(
         self,

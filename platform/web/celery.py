@@ -3,8 +3,9 @@ send back. Settings come from Django's (``CELERY_*``), delivery from
 :data:`arena.broker.DELIVERY` (acks late, one message at a time, tasks given back when a
 worker dies), the same as the arena workers'.
 
-The platform's worker and the scheduler: ``celery -A web worker -B -Q reports,maintenance``
-(``platform/`` on the path; reports before the periodic jobs). It runs no bot: matches are
+The platform's worker and the scheduler: ``celery -A web worker -B`` (``platform/`` on the
+path); it serves the queues this app declares, :data:`arena.broker.PLATFORM_QUEUES` (reports
+before the periodic jobs). It runs no bot: matches are
 played by arena workers, ``python -m arena worker``, which need only the broker and a Docker
 engine (``deploy/run.py`` starts one of each for ``make run``).
 """
@@ -16,8 +17,9 @@ import os
 
 from celery import Celery
 from celery.signals import after_setup_logger, after_setup_task_logger, worker_init
+from kombu import Queue  # type: ignore[attr-defined]  # kombu declares no exports
 
-from arena.broker import DELIVERY
+from arena.broker import DELIVERY, PLATFORM_QUEUES
 from arena.logs import log_format, use_json_on
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "web.settings")
@@ -25,6 +27,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "web.settings")
 app = Celery("web", task_cls="celery.contrib.django.task:DjangoTask")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.conf.update(DELIVERY)
+# Declared here, so that a worker started without -Q serves exactly these, in this order.
+app.conf.task_queues = [Queue(name) for name in PLATFORM_QUEUES]
 app.autodiscover_tasks()
 
 

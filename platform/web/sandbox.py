@@ -15,6 +15,8 @@ from enum import StrEnum
 
 from django.conf import settings
 
+from cucumbers.runners.base import RunnerName
+
 logger = logging.getLogger(__name__)
 DOCKER_PING_SECONDS = 2.0
 
@@ -23,8 +25,8 @@ class SandboxKind(StrEnum):
     """A runner name of the SDK's registry (``cucumbers.runners``), and a ``SANDBOX``
     value."""
 
-    DOCKER = "docker"
-    PROCESS = "process"
+    DOCKER = RunnerName.DOCKER.value
+    PROCESS = RunnerName.PROCESS.value
 
 
 def current_sandbox() -> SandboxKind:
@@ -45,14 +47,11 @@ _prepared: set[SandboxKind] = set()
 
 def prepare_runner(kind: SandboxKind) -> str:
     """Make the runner ``kind`` usable in this process and return its registry name. For
-    Docker: register the arena's runner and build the sandbox image unless up to date (once
-    per process). Raises the arena's errors when Docker cannot be used."""
+    Docker: the arena's one preparation (engine, image, runner; once per process). Raises
+    the arena's errors when Docker cannot be used."""
     if kind is SandboxKind.DOCKER and kind not in _prepared:
-        from arena.sandbox.image import ensure_image
-        from arena.sandbox.runner import register
+        from arena.sandbox.prepare import prepare_docker
 
-        register()
-        report = ensure_image()
-        logger.info("sandbox image %s ready (built: %s)", report.tag, report.built)
+        prepare_docker(DOCKER_PING_SECONDS)
     _prepared.add(kind)
     return kind.value

@@ -16,14 +16,17 @@ from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 from arena.broker import (
+    ADVANCE_TOURNAMENTS_TASK,
     MAINTENANCE_QUEUE,
-    REPORT_TASK,
-    REPORTS_QUEUE,
-    STARTED_TASK,
+    PLATFORM_ROUTES,
+    REAP_MATCHES_TASK,
+    REVALIDATE_TASK,
+    TOP_UP_LADDER_TASK,
     BrokerSettings,
     Role,
 )
 from arena.logs import FORMATS
+from cucumbers.runners.base import RunnerName
 from cucumbers.viewer_html import VIEWER_DIR
 
 from .cache_backend import site_caches
@@ -315,7 +318,7 @@ BOTS_PER_USER = envint("BOTS_PER_USER", 20, minimum=1)
 #: ``docker``: every bot in the Docker sandbox; an engine that cannot be reached makes
 #: matches retried, never played unsandboxed. ``process``: the SDK's process runner, NOT
 #: isolated, for local use only (every page says so); never chosen by itself.
-SANDBOX = envchoice("SANDBOX", "docker", ("docker", "process"))
+SANDBOX = envchoice("SANDBOX", RunnerName.DOCKER, (RunnerName.DOCKER, RunnerName.PROCESS))
 VALIDATION_GAMES = envint("VALIDATION_GAMES", 2, minimum=1)
 VALIDATION_OPPONENTS = envlist("VALIDATION_OPPONENTS", ["random", "lowest", "highest"])
 PROVISIONAL_GAMES = envint("PROVISIONAL_GAMES", 20)
@@ -375,10 +378,7 @@ CELERY_CONTROL_EXCHANGE = _BROKER["control_exchange"]
 # jobs (deploy/run.py, docker-compose.yml); matches go to the arena's queues by name
 # (web/pipeline/dispatch.py). Delivery (acks late...) is arena.broker.DELIVERY (web/celery.py).
 CELERY_TASK_DEFAULT_QUEUE = MAINTENANCE_QUEUE
-CELERY_TASK_ROUTES = {
-    STARTED_TASK: {"queue": REPORTS_QUEUE},
-    REPORT_TASK: {"queue": REPORTS_QUEUE},
-}
+CELERY_TASK_ROUTES = {task: {"queue": queue} for task, queue in PLATFORM_ROUTES.items()}
 #: How long a match may take on an arena worker (sent with each job), and so its lease.
 CELERY_TASK_SOFT_TIME_LIMIT = envint("CELERY_SOFT_TIME_LIMIT", 300, minimum=1)
 CELERY_TASK_TIME_LIMIT = envint("CELERY_HARD_TIME_LIMIT", 360, minimum=1)
@@ -392,11 +392,11 @@ CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
 #: migrate, collectstatic and check need none.
 ARENA_SIGNING_KEY_FILE = envstr("ARENA_SIGNING_KEY_FILE", "")
 CELERY_BEAT_SCHEDULE = {
-    "revalidate-failed": {"task": "pipeline.revalidate_failed", "schedule": 120.0},
-    "top-up-ladder": {"task": "pipeline.top_up_ladder", "schedule": float(LADDER_TOP_UP_SECONDS)},
-    "reap-matches": {"task": "pipeline.reap_matches", "schedule": float(MATCH_REAPER_SECONDS)},
-    # Starts the tournaments that are due; finishes any whose last match's signal was lost.
-    "advance-tournaments": {"task": "tournaments.advance", "schedule": 30.0},
+    "revalidate-failed": {"task": REVALIDATE_TASK, "schedule": 120.0},
+    "top-up-ladder": {"task": TOP_UP_LADDER_TASK, "schedule": float(LADDER_TOP_UP_SECONDS)},
+    "reap-matches": {"task": REAP_MATCHES_TASK, "schedule": float(MATCH_REAPER_SECONDS)},
+    # Starts the tournaments that are due; finishes any whose end was not heard at once.
+    "advance-tournaments": {"task": ADVANCE_TOURNAMENTS_TASK, "schedule": 30.0},
 }
 
 # --- API ------------------------------------------------------------------------------------

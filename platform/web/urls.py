@@ -28,6 +28,7 @@ urlpatterns = [
     path("", include("web.accounts.urls")),
     path("", include("web.bots.urls")),
     path("", include("web.matches.urls")),
+    path("", include("web.pipeline.urls")),
     path("", include("web.pages.urls")),
     path("", include("web.tournaments.urls")),
     path("", include("web.notifications.urls")),

@@ -10,10 +10,11 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
+from arena.contract import MatchKind
 from tests.e2e.conftest import PHONE, log_in, screenshot
 from tests.web.factories import MatchFactory, VersionFactory, active_bot, variant
 from web.bots.models import BotVersion, VersionStatus
-from web.matches.models import Match, MatchKind, MatchStatus
+from web.matches.models import Match, MatchStatus
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

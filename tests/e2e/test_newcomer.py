@@ -21,9 +21,9 @@ from tests.e2e.conftest import PHONE, log_in, screenshot
 from tests.web.factories import active_bot
 from web.bots.models import Bot, VersionStatus
 from web.matches.models import Match
-from web.pipeline.ladder import queue_ladder_matches
-from web.pipeline.lifecycle import RunResult
+from web.pipeline.kinds.ladder import queue_ladder_matches
 from web.pipeline.running import run_match
+from web.pipeline.transitions import RunResult
 from web.sandbox import SandboxKind
 
 pytestmark = pytest.mark.django_db(transaction=True)

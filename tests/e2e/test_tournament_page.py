@@ -12,10 +12,10 @@ import pytest
 from tests.e2e.conftest import PHONE, log_in, screenshot
 from tests.web.factories import UserFactory
 from tests.web.tournaments.helpers import HIGHEST, LOWEST, house_bot, open_tournament, playing_bot
+from web.pipeline.kinds.tournament import start
 from web.pipeline.running import run_match
 from web.sandbox import SandboxKind
 from web.tournaments.entering import enter
-from web.tournaments.lifecycle import start
 from web.tournaments.models import Tournament
 
 pytestmark = pytest.mark.django_db(transaction=True)

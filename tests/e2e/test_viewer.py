@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from django.db import transaction
 
+from arena.contract import MatchKind
 from cucumbers.cli import main as cucumbers
 from cucumbers.faults import Fault, FaultKind
 from cucumbers.match import GameOutcome
@@ -26,7 +27,7 @@ from tests.e2e.replays import (
 )
 from tests.web.factories import StaffFactory
 from tests.web.recorded import Entrant, record_series
-from web.matches.models import Match, MatchKind
+from web.matches.models import Match
 from web.matches.privacy import WITHHELD
 from web.matches.replays import StoredFiles
 

@@ -10,8 +10,10 @@ from django.core.files.base import ContentFile
 from django.db import connection
 from django.db.models import OuterRef, Subquery
 
-from web.bots.models import Bot, BotVersion, Game, VersionStatus
-from web.matches.models import Match, MatchGame, MatchKind, MatchStatus, Participant
+from arena.contract import MatchKind
+from cucumbers.games import GameName
+from web.bots.models import Bot, BotVersion, VersionStatus
+from web.matches.models import Match, MatchGame, MatchStatus, Participant
 
 PASSWORD = "correct-horse-battery"
 
@@ -59,7 +61,7 @@ class BotFactory(factory.django.DjangoModelFactory[Bot]):
 
     owner = factory.SubFactory(UserFactory)
     name = factory.Sequence(lambda n: f"bot-{n}")
-    game = Game.FIVE_CUCUMBERS
+    game = GameName.FIVE_CUCUMBERS
 
 
 class VersionFactory(factory.django.DjangoModelFactory[BotVersion]):
@@ -91,7 +93,7 @@ class MatchFactory(factory.django.DjangoModelFactory[Match]):
     class Meta:
         model = Match
 
-    game = Game.FIVE_CUCUMBERS
+    game = GameName.FIVE_CUCUMBERS
     kind = MatchKind.LADDER
     status = MatchStatus.QUEUED
     seed = factory.Sequence(lambda n: 1000 + n)
@@ -124,7 +126,7 @@ def make_bots(count: int) -> None:
         Bot(
             owner=owners[i % 20],
             name=f"b{i}",
-            game=Game.FIVE_CUCUMBERS,
+            game=GameName.FIVE_CUCUMBERS,
             rating=1000 + (i * 7919) % 1000,
             active=i % 10 != 0,
         )

@@ -8,9 +8,10 @@ from dataclasses import dataclass
 
 from django.utils import timezone
 
+from arena.contract import MatchKind
 from cucumbers.match import GameOutcome
 from web.bots.models import Bot, BotVersion
-from web.matches.models import Match, MatchKind, MatchStatus, Participant
+from web.matches.models import Match, MatchStatus, Participant
 from web.matches.replays import StoredFiles
 from web.pipeline.recording import standings, store_games
 

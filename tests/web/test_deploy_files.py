@@ -20,6 +20,8 @@ from typing import Any
 import pytest
 import yaml
 
+from arena.broker import PLATFORM_QUEUES
+
 REPO = Path(__file__).resolve().parents[2]
 COMPOSE = REPO / "docker-compose.yml"
 DOCKERFILE = REPO / "deploy" / "web.Dockerfile"
@@ -82,7 +84,11 @@ def test_compose_runs_the_whole_stack_with_health_checks() -> None:
     assert "exec python -m arena worker" in " ".join(services["worker"]["command"])
     beat = services["beat"]["command"]
     assert beat[:4] == ["celery", "-A", "web", "worker"] and "-B" in beat
-    assert beat[beat.index("-Q") + 1] == "reports,maintenance"
+    # No -Q: the worker serves the queues its app declares, in the broker's order.
+    assert "-Q" not in beat
+    from web.celery import app
+
+    assert tuple(queue.name for queue in app.conf.task_queues) == PLATFORM_QUEUES
     # Published on the loopback only: a TLS proxy goes in front.
     assert all(port.startswith("127.0.0.1:") for port in services["web"]["ports"])
 

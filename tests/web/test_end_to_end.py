@@ -13,8 +13,8 @@ from django.urls import reverse
 
 from tests.web.factories import GOOD_BOT
 from web.bots.models import BotVersion, VersionStatus
-from web.pipeline.lifecycle import RunResult
 from web.pipeline.running import run_match
+from web.pipeline.transitions import RunResult
 from web.sandbox import SandboxKind, docker_engine_answers
 
 pytestmark = pytest.mark.django_db

@@ -12,8 +12,9 @@ from django.test import Client
 from django.utils import timezone
 
 from arena.broker import URGENT_QUEUE
+from arena.contract import MatchKind
 from tests.web.factories import MatchFactory
-from web.matches.models import MatchKind, MatchStatus
+from web.matches.models import MatchStatus
 
 pytestmark = pytest.mark.django_db
 

@@ -56,7 +56,7 @@ def test_a_pipeline_event_is_one_json_line_with_its_fields() -> None:
     stream = io.StringIO()
     handler = logging.StreamHandler(stream)
     handler.setFormatter(JsonFormatter())
-    logger = logging.getLogger("web.pipeline.lifecycle")
+    logger = logging.getLogger("web.pipeline.transitions")
     logger.addHandler(handler)
     try:
         log_event(MatchEvent.FINISHED, match=12, worker="arena@rack2", took=1.25)
@@ -65,7 +65,7 @@ def test_a_pipeline_event_is_one_json_line_with_its_fields() -> None:
     (line,) = stream.getvalue().splitlines()
     entry = json.loads(line)
     assert entry["level"] == "INFO"
-    assert entry["logger"] == "web.pipeline.lifecycle"
+    assert entry["logger"] == "web.pipeline.transitions"
     assert entry["message"] == "event=match.finished match=12 worker=arena@rack2 took=1.250"
     assert (entry["event"], entry["match"], entry["worker"], entry["took"]) == (
         "match.finished",
@@ -87,7 +87,7 @@ def test_the_settings_switch_every_line_to_json(tmp_path: Path) -> None:
     result = emit(tmp_path, LOG_FORMAT="json")
     assert result.returncode == 0, result.stderr
     lines = [json.loads(line) for line in result.stderr.splitlines()]
-    event = next(e for e in lines if e["logger"] == "web.pipeline.lifecycle")
+    event = next(e for e in lines if e["logger"] == "web.pipeline.transitions")
     assert event["event"] == "match.retry"
     assert (event["match"], event["attempt"], event["delay"]) == (12, 2, 7.5)
     assert event["reason"] == "engine down"
@@ -100,7 +100,7 @@ def test_plain_is_the_default_and_stays_as_it_was(tmp_path: Path) -> None:
     result = emit(tmp_path)
     assert result.returncode == 0, result.stderr
     line = next(x for x in result.stderr.splitlines() if "event=match.retry" in x)
-    assert " INFO web.pipeline.lifecycle: event=match.retry match=12 attempt=2" in line
+    assert " INFO web.pipeline.transitions: event=match.retry match=12 attempt=2" in line
     with pytest.raises(json.JSONDecodeError):
         json.loads(line)
 

@@ -1,6 +1,6 @@
 """``GET /api/arena/``: the public arena page's figures as JSON: queued and running matches
-by kind, the last hour's throughput, and how long an upload waits (web/pipeline/status.py,
-web/pipeline/upload_waits.py). Counts only: no one's match in particular."""
+by kind, the last hour's throughput, and how long an upload waits (web/matches/status.py,
+web/matches/upload_waits.py). Counts only: no one's match in particular."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from rest_framework import generics, serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from web.pipeline.status import arena_figures
-from web.pipeline.upload_waits import WAIT_WINDOW
+from web.matches.status import arena_figures
+from web.matches.upload_waits import WAIT_WINDOW
 
 
 class WaitSpreadSerializer(serializers.Serializer[Any]):

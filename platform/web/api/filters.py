@@ -10,8 +10,8 @@ from django import forms
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 
-from web.bots.models import Bot, Game
-from web.matches.models import Match, MatchKind, MatchStatus
+from web.bots.models import GAME_CHOICES, Bot
+from web.matches.models import KIND_CHOICES, Match, MatchStatus
 
 from .bounds import LARGEST_ID, USERNAME_LENGTH
 
@@ -72,7 +72,7 @@ class StrictFilterSet(django_filters.FilterSet):
 
 
 class BotFilter(StrictFilterSet):
-    game = django_filters.ChoiceFilter(choices=Game.choices)
+    game = django_filters.ChoiceFilter(choices=GAME_CHOICES)
     owner = UsernameFilter(field_name="owner__username", help_text="a username")
     active = StrictBooleanFilter()
 
@@ -82,8 +82,8 @@ class BotFilter(StrictFilterSet):
 
 
 class MatchFilter(StrictFilterSet):
-    game = django_filters.ChoiceFilter(choices=Game.choices)
-    kind = django_filters.ChoiceFilter(choices=MatchKind.choices)
+    game = django_filters.ChoiceFilter(choices=GAME_CHOICES)
+    kind = django_filters.ChoiceFilter(choices=KIND_CHOICES)
     status = django_filters.ChoiceFilter(choices=MatchStatus.choices)
     bot = IdFilter(
         field_name="participants__bot", help_text="matches this bot played", distinct=True

@@ -11,10 +11,10 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.request import Request
 
-from cucumbers.games import rules_for
+from cucumbers.games import GameName, rules_for
 from web.accounts.models import ApiToken
 from web.bots.access import sees_private
-from web.bots.models import Bot, BotVersion, Game, bot_name_validator
+from web.bots.models import GAME_CHOICES, GAMES, Bot, BotVersion, bot_name_validator
 from web.matches.models import Match, MatchGame, Participant
 from web.matches.privacy import NOBODY, Sight, faults_seen, outputs_seen, sight
 
@@ -25,7 +25,7 @@ from .fields import JsonBoolean, JsonInteger, JsonString
 class BotSerializer(serializers.ModelSerializer[Bot]):
     owner = serializers.CharField(source="owner.username", read_only=True)
     name = JsonString(max_length=40, validators=[bot_name_validator])
-    game = serializers.ChoiceField(choices=Game.choices)
+    game = serializers.ChoiceField(choices=GAME_CHOICES)
     active_version = serializers.IntegerField(
         source="active_version.number", read_only=True, allow_null=True, default=None
     )
@@ -161,7 +161,7 @@ class NamedUploadSerializer(UploadSerializer):
         help_text="your bot's name",
     )
     game = serializers.ChoiceField(
-        choices=Game.choices, required=False, help_text="needed only to create a new bot"
+        choices=GAME_CHOICES, required=False, help_text="needed only to create a new bot"
     )
 
 
@@ -171,7 +171,7 @@ class UploadResultSerializer(serializers.Serializer[None]):
 
 
 class LeaderboardQuery(serializers.Serializer[Any]):
-    game = serializers.ChoiceField(choices=Game.choices, default=Game.FIVE_CUCUMBERS.value)
+    game = serializers.ChoiceField(choices=GAME_CHOICES, default=GameName.FIVE_CUCUMBERS.value)
 
 
 class LeaderboardEntrySerializer(serializers.Serializer[Bot]):
@@ -310,7 +310,7 @@ def bot_id(**kwargs: Any) -> JsonInteger:
 
 
 #: The most opponents one challenge may name: the largest table of any game, less yours.
-MAX_OPPONENTS = max(rules_for(game).max_players for game in Game.values) - 1
+MAX_OPPONENTS = max(rules_for(game).max_players for game in GAMES) - 1
 
 
 class NewChallengeSerializer(serializers.Serializer[dict[str, object]]):

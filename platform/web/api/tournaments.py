@@ -12,7 +12,7 @@ from rest_framework import generics, permissions, serializers, status, viewsets
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from web.bots.models import Game
+from web.bots.models import GAME_CHOICES
 from web.tournaments.entering import EntryError, enter, withdraw
 from web.tournaments.models import Entry, Tournament, TournamentStatus
 from web.tournaments.standings import Standings, standings
@@ -162,7 +162,7 @@ class TournamentDetailSerializer(TournamentSerializer):
 
 
 class TournamentFilter(StrictFilterSet):
-    game = filters.ChoiceFilter(choices=Game.choices)
+    game = filters.ChoiceFilter(choices=GAME_CHOICES)
     status = filters.ChoiceFilter(choices=TournamentStatus.choices)
 
     class Meta:

@@ -17,13 +17,14 @@ from rest_framework.serializers import BaseSerializer
 
 from web.accounts.models import ApiToken
 from web.bots import access
-from web.bots.errors import UploadError, UploadProblem
-from web.bots.models import Bot, BotVersion, Game
+from web.bots.errors import UploadError
+from web.bots.models import GAMES, Bot, BotVersion
 from web.bots.uploads import create_bot, read_upload, upload_version
 from web.matches.access import visible_matches
-from web.matches.challenges import ChallengeError, create_challenge
 from web.matches.models import Match, MatchGame, MatchStatus
 from web.matches.privacy import HELD_MESSAGE, replay_seen, sight
+from web.pipeline.kinds.challenge import ChallengeError, create_challenge
+from web.refusals import Problem
 from web.users import signed_in
 
 from . import serializers as s
@@ -168,13 +169,13 @@ class UploadView(generics.GenericAPIView[Any]):
         try:
             if bot is None and game is None:
                 raise UploadError(
-                    UploadProblem.UNKNOWN_BOT,
+                    Problem.UNKNOWN_BOT,
                     f"you have no bot named {bot_name!r}; give its game"
-                    f" ({' or '.join(Game.values)}) to create it",
+                    f" ({' or '.join(GAMES)}) to create it",
                 )
             if bot is not None and game is not None and bot.game != game:
                 raise UploadError(
-                    UploadProblem.GAME_MISMATCH,
+                    Problem.GAME_MISMATCH,
                     f"your bot {bot_name!r} plays {bot.game}, not {game}",
                 )
             name, data = read_upload(form.validated_data["file"])

@@ -7,9 +7,8 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from web.pipeline.validation import queue_validation
-
 from .models import Bot, BotVersion, VersionStatus
+from .signals import version_submitted
 
 #: Statuses an admin may send back to validation (an active or retired version has passed).
 REQUEUEABLE = (VersionStatus.QUEUED, VersionStatus.VALIDATING, VersionStatus.REJECTED)
@@ -74,7 +73,8 @@ class BotVersionAdmin(admin.ModelAdmin):  # type: ignore[type-arg]  # not generi
                 stderr_tail="",
             )
             for version in BotVersion.objects.filter(pk__in=ids).select_related("bot"):
-                queue_validation(version)  # a new match; its task is sent after the commit
+                # A new match (web/pipeline/kinds/validation.py), sent after the commit.
+                version_submitted.send(sender=BotVersion, version=version)
         self.message_user(request, f"{len(ids)} version(s) queued for validation.")
 
 

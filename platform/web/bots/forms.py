@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django import forms
 
-from .models import Game
+from .models import GAME_CHOICES
 
 
 class UploadForm(forms.Form):
@@ -17,6 +17,6 @@ class BotCreateForm(UploadForm):
     name = forms.CharField(
         max_length=40, help_text="Letters, digits, '-' and '_'; unique among your bots."
     )
-    game = forms.ChoiceField(choices=Game.choices)
+    game = forms.ChoiceField(choices=GAME_CHOICES)
 
     field_order = ["name", "game", "file"]

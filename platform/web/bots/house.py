@@ -7,7 +7,7 @@ from django.contrib.auth.models import User
 
 from cucumbers.bots import BUILTINS
 
-from .models import Bot, Game
+from .models import GAMES, Bot
 from .uploads import upload_version
 
 HOUSE_USERNAME = "house"
@@ -34,7 +34,7 @@ def ensure_house_bots() -> list[Bot]:
         house.set_unusable_password()
         house.save(update_fields=["password"])
     created_bots = []
-    for game in Game.values:
+    for game in GAMES:
         for builtin in BUILTINS:
             name = house_bot_name(builtin, game)
             if Bot.objects.filter(owner=house, name=name).exists():

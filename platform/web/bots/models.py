@@ -20,7 +20,7 @@ from django.utils import timezone
 from arena import skill
 from arena.rating import INITIAL_RATING
 from cucumbers.faults import FaultKind
-from cucumbers.games import GameName, title
+from cucumbers.games import game_choices
 from web.elo import elo_settings
 from web.links import bot_url
 
@@ -31,12 +31,11 @@ bot_name_validator = RegexValidator(
 )
 
 
-class Game(models.TextChoices):
-    """The games, by the engine's names (:class:`cucumbers.games.GameName`)."""
-
-    # The titles are the registry's (cucumbers.games), written once, in each game's module.
-    FIVE_CUCUMBERS = GameName.FIVE_CUCUMBERS.value, title(GameName.FIVE_CUCUMBERS)
-    CONCOMBRE = GameName.CONCOMBRE.value, title(GameName.CONCOMBRE)
+#: The games the site offers: every game of the SDK's registry (``cucumbers.games``), as
+#: ``(name, title)`` in its order; a game added to the SDK is a game of the site.
+GAME_CHOICES: list[tuple[str, str]] = game_choices()
+#: Their names.
+GAMES: tuple[str, ...] = tuple(name for name, _ in GAME_CHOICES)
 
 
 class VersionStatus(models.TextChoices):
@@ -79,7 +78,7 @@ class Bot(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="bots"
     )
     name = models.CharField(max_length=40, validators=[bot_name_validator])
-    game = models.CharField(max_length=20, choices=Game.choices)
+    game = models.CharField(max_length=20, choices=GAME_CHOICES)
     active = models.BooleanField(
         default=True, help_text="Inactive bots keep their versions but play no games."
     )

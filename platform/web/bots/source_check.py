@@ -14,7 +14,9 @@ import hashlib
 import re
 from dataclasses import dataclass
 
-from .errors import UploadError, UploadProblem
+from web.refusals import Problem
+
+from .errors import UploadError
 
 SOURCE_SUFFIX = ".py"
 #: Plain names only: no folders, no hidden files, nothing a shell or a browser reads twice.
@@ -40,16 +42,16 @@ def check_filename(filename: str) -> str:
     name = filename.strip()
     if "/" in name or "\\" in name or name.startswith(".") or "\x00" in name:
         raise UploadError(
-            UploadProblem.BAD_FILENAME,
+            Problem.BAD_FILENAME,
             f"{name!r} looks like a path: upload a plain file name such as mybot.py",
         )
     if not name.endswith(SOURCE_SUFFIX):
         raise UploadError(
-            UploadProblem.WRONG_EXTENSION, f"{name!r}: a bot is a single Python file ending in .py"
+            Problem.WRONG_EXTENSION, f"{name!r}: a bot is a single Python file ending in .py"
         )
     if not FILENAME_PATTERN.match(name):
         raise UploadError(
-            UploadProblem.BAD_FILENAME,
+            Problem.BAD_FILENAME,
             f"{name!r}: use only letters, digits, '.', '-' and '_' in the file name"
             " (at most 100 characters)",
         )
@@ -60,17 +62,17 @@ def check_source(filename: str, data: bytes, max_bytes: int) -> CheckedSource:
     """``data`` checked as the bot file ``filename``; raises :class:`UploadError`."""
     name = check_filename(filename)
     if not data.strip():
-        raise UploadError(UploadProblem.EMPTY, f"{name} is empty")
+        raise UploadError(Problem.EMPTY, f"{name} is empty")
     if len(data) > max_bytes:
         raise UploadError(
-            UploadProblem.TOO_LARGE,
+            Problem.TOO_LARGE,
             f"{name} is {_kib(len(data))}; the limit is {_kib(max_bytes)}",
         )
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise UploadError(
-            UploadProblem.NOT_UTF8, f"{name} is not UTF-8 text (bad byte at offset {error.start})"
+            Problem.NOT_UTF8, f"{name} is not UTF-8 text (bad byte at offset {error.start})"
         ) from None
     tree = _compile(name, data)
     _check_one_bot(name, tree)
@@ -89,14 +91,12 @@ def _compile(name: str, data: bytes) -> ast.Module:
     except SyntaxError as error:
         where = f"line {error.lineno}" if error.lineno else "somewhere"
         raise UploadError(
-            UploadProblem.SYNTAX_ERROR, f"syntax error in {name}, {where}: {error.msg}"
+            Problem.SYNTAX_ERROR, f"syntax error in {name}, {where}: {error.msg}"
         ) from None
     except ValueError as error:  # null bytes
-        raise UploadError(
-            UploadProblem.SYNTAX_ERROR, f"{name} is not Python source: {error}"
-        ) from None
+        raise UploadError(Problem.SYNTAX_ERROR, f"{name} is not Python source: {error}") from None
     except (RecursionError, MemoryError):
-        raise UploadError(UploadProblem.SYNTAX_ERROR, f"{name} is nested too deeply") from None
+        raise UploadError(Problem.SYNTAX_ERROR, f"{name} is nested too deeply") from None
     return tree
 
 
@@ -174,12 +174,12 @@ def _check_one_bot(name: str, tree: ast.Module) -> None:
     candidates = sorted(set(certain)) + (["play()"] if has_play else [])
     if not candidates and not possible:
         raise UploadError(
-            UploadProblem.NO_BOT,
+            Problem.NO_BOT,
             f"no bot found in {name}: define a subclass of cucumbers.Bot with a"
             " play(self, view) method, or a top-level function play(view)",
         )
     if len(candidates) > 1:
         raise UploadError(
-            UploadProblem.SEVERAL_BOTS,
+            Problem.SEVERAL_BOTS,
             f"several bots found in {name} ({', '.join(candidates)}): keep exactly one",
         )

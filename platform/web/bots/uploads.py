@@ -19,17 +19,18 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from web.pipeline.validation import queue_validation
+from web.refusals import Problem
 
-from .errors import UploadError, UploadProblem
+from .errors import UploadError
 from .models import (
+    GAMES,
     Bot,
     BotVersion,
-    Game,
     VersionStatus,
     bot_name_validator,
     bot_source_storage,
 )
+from .signals import version_submitted
 from .source_check import CheckedSource, check_source
 
 THROTTLE_WINDOW = timedelta(hours=1)
@@ -41,7 +42,7 @@ def read_upload(file: UploadedFile[bytes]) -> tuple[str, bytes]:
     limit = settings.UPLOAD_MAX_BYTES
     if file.size is not None and file.size > limit:
         raise UploadError(
-            UploadProblem.TOO_LARGE,
+            Problem.TOO_LARGE,
             f"{name or 'the file'} is {file.size / 1024:.0f} KB;"
             f" the limit is {limit / 1024:.0f} KB",
         )
@@ -62,7 +63,7 @@ def check_upload_rate(owner: User) -> None:
     recent = BotVersion.objects.filter(bot__owner=owner, created_at__gte=since).count()
     if recent >= settings.UPLOADS_PER_HOUR:
         raise UploadError(
-            UploadProblem.TOO_MANY_UPLOADS,
+            Problem.TOO_MANY_UPLOADS,
             f"too many uploads: {recent} in the last hour, the limit is"
             f" {settings.UPLOADS_PER_HOUR}; try again later",
         )
@@ -74,7 +75,7 @@ def check_bot_quota(owner: User) -> None:
     owned = Bot.objects.filter(owner=owner).count()
     if owned >= settings.BOTS_PER_USER:
         raise UploadError(
-            UploadProblem.TOO_MANY_BOTS,
+            Problem.TOO_MANY_BOTS,
             f"you have {owned} bots, the limit is {settings.BOTS_PER_USER}:"
             " delete one (its page, Delete) or upload a new version of one instead",
         )
@@ -84,10 +85,10 @@ def check_bot_name(owner: User, name: str) -> str:
     try:
         bot_name_validator(name)
     except ValidationError as error:
-        raise UploadError(UploadProblem.BAD_BOT_NAME, f"{name!r}: {error.messages[0]}") from None
+        raise UploadError(Problem.BAD_BOT_NAME, f"{name!r}: {error.messages[0]}") from None
     if Bot.objects.filter(owner=owner, name__iexact=name).exists():
         raise UploadError(
-            UploadProblem.DUPLICATE_NAME,
+            Problem.DUPLICATE_NAME,
             f"you already have a bot named {name!r}: upload a new version of it instead",
         )
     return name
@@ -96,8 +97,8 @@ def check_bot_name(owner: User, name: str) -> str:
 def check_new_bot(owner: User, name: str, game: str | None) -> None:
     """What can be checked of a new bot before anything is locked or written."""
     check_bot_name(owner, name)
-    if game not in Game.values:
-        raise UploadError(UploadProblem.BAD_BOT_NAME, f"unknown game {game!r}")
+    if game not in GAMES:
+        raise UploadError(Problem.BAD_BOT_NAME, f"unknown game {game!r}")
 
 
 def create_bot(owner: User, name: str, game: str) -> Bot:
@@ -118,7 +119,7 @@ def _create_bot(owner: User, name: str, game: str) -> Bot:
     except IntegrityError:
         # Lost a race with another request for the same new name.
         raise UploadError(
-            UploadProblem.DUPLICATE_NAME, f"you already have a bot named {name!r}"
+            Problem.DUPLICATE_NAME, f"you already have a bot named {name!r}"
         ) from None
 
 
@@ -133,7 +134,7 @@ def check_not_a_copy(bot: Bot, checked: CheckedSource) -> None:
     )
     if same is not None:
         raise UploadError(
-            UploadProblem.DUPLICATE_VERSION,
+            Problem.DUPLICATE_VERSION,
             f"this file is already v{same.number} of {bot.name} ({same.get_status_display()}):"
             " nothing new to upload",
             link=bot.get_absolute_url(),
@@ -180,7 +181,7 @@ def upload_version(
         raise ValueError("give either bot or new_bot_name")
     if bot is not None and bot.owner_id != owner.pk:
         raise UploadError(
-            UploadProblem.FOREIGN_BOT, "this bot belongs to another user: upload to your own bots"
+            Problem.FOREIGN_BOT, "this bot belongs to another user: upload to your own bots"
         )
     if new_bot_name is not None:
         check_new_bot(owner, new_bot_name, game)
@@ -199,7 +200,7 @@ def upload_version(
             stored.append(cast(str, version.source.name))  # just saved: it has a name
             # Its match is sent after the commit, and a broker that is down then leaves it
             # queued for the reaper: never an error here once the rows are saved.
-            queue_validation(version)
+            version_submitted.send(sender=BotVersion, version=version)
     except BaseException:
         # The rows rolled back: so must the file (a source is stored only with its row).
         for name in stored:

@@ -7,7 +7,9 @@ from __future__ import annotations
 from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
-from .models import Match, MatchKind, Participant
+from arena.contract import MatchKind
+
+from .models import Match, Participant
 
 
 def visible_matches(user: User | AnonymousUser) -> QuerySet[Match]:

@@ -1,23 +1,22 @@
 """Matches, their participants and their games.
 
-A match moves ``queued → running → finished`` (or ``failed``). Each send of a queued match
-to the arena is an *attempt* with an id of its own, given by :meth:`Match.issue`, a
-conditional UPDATE: only the report of the current attempt is ever recorded.
+A match moves ``queued → running → finished`` (or ``failed``), only ever through
+:mod:`web.pipeline.transitions`. Each send of a queued match to the arena is an *attempt*
+with an id of its own: only the report of the current attempt is ever recorded.
 """
 
 from __future__ import annotations
 
-import uuid
-from datetime import datetime
 from typing import Any
 
 from django.conf import settings
 from django.core.files.storage import Storage, storages
 from django.db import models
-from django.db.models import F, Q
+from django.db.models import Q
 from django.utils import timezone
 
-from web.bots.models import Bot, BotVersion, Game
+from arena.contract import MatchKind
+from web.bots.models import GAME_CHOICES, Bot, BotVersion
 from web.links import match_url
 
 
@@ -28,11 +27,8 @@ class MatchStatus(models.TextChoices):
     FAILED = "failed"
 
 
-class MatchKind(models.TextChoices):
-    VALIDATION = "validation", "validation"
-    LADDER = "ladder", "ladder"
-    CHALLENGE = "challenge", "challenge"
-    TOURNAMENT = "tournament", "tournament"
+#: Why a match is played, as the arena's contract declares it (the one declaration).
+KIND_CHOICES = [(kind.value, kind.value) for kind in MatchKind]
 
 
 def replay_storage() -> Storage:
@@ -40,8 +36,9 @@ def replay_storage() -> Storage:
 
 
 class Match(models.Model):
-    game = models.CharField(max_length=20, choices=Game.choices)
-    kind = models.CharField(max_length=12, choices=MatchKind.choices)
+    game = models.CharField(max_length=20, choices=GAME_CHOICES)
+    kind = models.CharField(max_length=12, choices=KIND_CHOICES)
+    # Written by web.pipeline.transitions alone (a test holds every other module to it).
     status = models.CharField(
         max_length=10, choices=MatchStatus.choices, default=MatchStatus.QUEUED
     )
@@ -127,42 +124,6 @@ class Match(models.Model):
             )
             .exclude(pk=self.pk)
             .exists()
-        )
-
-    @classmethod
-    def issue(
-        cls, match_id: int, attempt: uuid.UUID, resend_before: datetime | None = None
-    ) -> bool:
-        """Give a queued match that is waiting to be sent the new ``attempt`` (counted);
-        True only for the one caller that did. With ``resend_before``, a queued match sent
-        before then is taken too (its message may have been lost with the broker)."""
-        sendable = Q(status=MatchStatus.QUEUED, sent_at__isnull=True)
-        if resend_before is not None:
-            sendable |= Q(status=MatchStatus.QUEUED, sent_at__lt=resend_before)
-        return (
-            cls.objects.filter(sendable, pk=match_id).update(
-                attempt=attempt,
-                attempts=F("attempts") + 1,
-                sent_at=timezone.now(),
-                retry_at=None,
-                arena_host="",
-            )
-            == 1
-        )
-
-    @classmethod
-    def requeue(cls, match_ids: list[int]) -> int:
-        """Queue failed matches again, with their attempts counted afresh; returns how
-        many were."""
-        return cls.objects.filter(pk__in=match_ids, status=MatchStatus.FAILED).update(
-            status=MatchStatus.QUEUED,
-            failure_reason="",
-            started_at=None,
-            finished_at=None,
-            attempts=0,
-            attempt=None,
-            sent_at=None,
-            retry_at=None,
         )
 
 

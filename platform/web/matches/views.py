@@ -14,9 +14,9 @@ from django.shortcuts import get_object_or_404, render
 from django.utils.functional import cached_property
 
 from cucumbers.replay import dumps_replay, gzip_bytes
-from web.bots.models import Bot, Game
+from web.bots.models import GAME_CHOICES, GAMES, Bot
 from web.caching import COUNT, remembered
-from web.pipeline.status import place_in_queue
+from web.matches.status import place_in_queue
 
 from .access import visible_matches
 from .list_rows import match_rows
@@ -64,7 +64,7 @@ def match_list(request: HttpRequest) -> HttpResponse:
     )
     game = request.GET.get("game")
     extra: dict[str, str] = {}
-    if game in Game.values:
+    if game in GAMES:
         matches = matches.filter(game=game)
         extra["game"] = str(game)
     bot = None
@@ -87,7 +87,7 @@ def match_list(request: HttpRequest) -> HttpResponse:
         PAGE_SIZE,
         key=f"match-count:{counted}",
     ).get_page(request.GET.get("page"))
-    context = {"page": page, "game": game, "games": Game, "bot": bot}
+    context = {"page": page, "game": game, "games": GAME_CHOICES, "bot": bot}
     context["rows_html"] = match_rows(page.object_list)
     return render(request, "matches/list.html", context | {"extra": urlencode(extra)})
 

@@ -10,12 +10,13 @@ from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST
 
+from arena.contract import MatchKind
 from web.bots import access
 from web.bots.models import Bot
 from web.caching import remembered
 from web.matches.list_rows import seat_rows
-from web.matches.models import MatchKind, Participant
-from web.pipeline.version_wait import version_wait
+from web.matches.models import Participant
+from web.matches.version_wait import version_wait
 
 from . import versions
 from .bot_page_cache import FIGURES, STATS

@@ -14,7 +14,8 @@ from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.cache import cache_control
 
-from web.bots.models import Bot, Game
+from cucumbers.games import GameName, title
+from web.bots.models import GAME_CHOICES, GAMES, Bot
 
 from . import documents, sdk
 from .leaderboard_rows import leaderboard_rows
@@ -22,13 +23,13 @@ from .leaderboard_rows import leaderboard_rows
 
 def home(request: HttpRequest) -> HttpResponse:
     """What this is and how to start, beside the first game's leaderboard."""
-    return leaderboard(request, Game.FIVE_CUCUMBERS, landing=True)
+    return leaderboard(request, GameName.FIVE_CUCUMBERS, landing=True)
 
 
 def leaderboard(
-    request: HttpRequest, game: str = Game.FIVE_CUCUMBERS, *, landing: bool = False
+    request: HttpRequest, game: str = GameName.FIVE_CUCUMBERS, *, landing: bool = False
 ) -> HttpResponse:
-    if game not in Game.values:
+    if game not in GAMES:
         raise Http404("no such game")
     listed = Bot.objects.on_leaderboard(game)
     # The page's ids first, from the index alone (an index-only scan, however deep the
@@ -49,8 +50,9 @@ def leaderboard(
         request,
         "pages/leaderboard.html",
         {
-            "game": Game(game),
-            "games": Game,
+            "game": game,
+            "game_title": title(game),
+            "games": GAME_CHOICES,
             "page": page,
             "rows": rows,
             "landing": landing,
@@ -85,7 +87,7 @@ def getting_started(request: HttpRequest) -> HttpResponse:
         {
             "site": request.build_absolute_uri("/").rstrip("/"),
             "wheel_url": request.build_absolute_uri(f"/sdk/{wheel.name}") if wheel else None,
-            "games": Game,
+            "games": GAME_CHOICES,
         },
     )
 

@@ -1,6 +1,7 @@
-"""Sending a queued match to the arena: each send is a new *attempt* (:meth:`Match.issue`),
-and the match's :class:`~arena.contract.MatchJob` goes on its kind's queue (validations and
-challenges on ``urgent``, served before ``tournament``, served before ``ladder``).
+"""Sending a queued match to the arena: each send is a new *attempt*
+(:func:`~web.pipeline.transitions.issue`), and the match's :class:`~arena.contract.MatchJob`
+goes on its kind's queue (:data:`arena.broker.KIND_QUEUES`: validations and challenges on
+``urgent``, served before ``tournament``, served before ``ladder``).
 
 A broker that is down must not undo or break what was saved: a send after commit is
 ``robust`` (its failure is logged, never raised into the request that queued the match), the
@@ -18,44 +19,27 @@ from datetime import datetime
 from celery import current_app
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F
 
-from arena.broker import (
-    LADDER_QUEUE,
-    MAINTENANCE_QUEUE,
-    PLAY_TASK,
-    TOURNAMENT_QUEUE,
-    URGENT_QUEUE,
-)
+from arena.broker import MAINTENANCE_QUEUE, PLAY_TASK, SEND_MATCH_TASK, queue_for
 from arena.contract import MatchJob, dump
 from arena.signing import Purpose
 from web.arena_hosts.keys import platform_signer
-from web.matches.models import Match, MatchKind
+from web.matches.models import Match
 
 from .events import MatchEvent, log_event
 from .jobs import UnplayableMatch, is_builtin, job_for
-from .lifecycle import RunReport, RunResult, fail
-
-#: The platform's task that sends a match whose retry was delayed.
-SEND_MATCH_TASK = "pipeline.send_match"
-
-
-def queue_for(kind: str) -> str:
-    """The queue of a match of ``kind`` (a ``MatchKind`` value)."""
-    if kind == MatchKind.LADDER:
-        return LADDER_QUEUE
-    return TOURNAMENT_QUEUE if kind == MatchKind.TOURNAMENT else URGENT_QUEUE
+from .transitions import RunReport, RunResult, fail, issue, unissue
 
 
 def issue_job(match_id: int, resend_before: datetime | None = None) -> MatchJob | RunReport:
     """The job of a queued match waiting to be sent, under a new attempt (see
-    :meth:`Match.issue` for ``resend_before``); a :class:`RunReport` when there is nothing
-    to send: the match is not waiting, or it cannot be played (then it failed)."""
+    :func:`~web.pipeline.transitions.issue` for ``resend_before``); a :class:`RunReport`
+    when there is nothing to send: the match is not waiting, or it cannot be played (then
+    it failed)."""
     attempt = uuid.uuid4()
-    if not Match.issue(match_id, attempt, resend_before):
+    if not issue(match_id, attempt, resend_before):
         return RunReport(RunResult.SKIPPED)
     match = Match.objects.get(pk=match_id)
-    log_event(MatchEvent.ISSUED, match=match_id, attempt=match.attempts, kind=match.kind)
     if match.attempts > settings.MATCH_MAX_ATTEMPTS:
         reason = f"gave up after {match.attempts - 1} attempts (workers lost or errors)"
         fail(match_id, reason, attempt)
@@ -91,10 +75,7 @@ def send_match(match_id: int, resend_before: datetime | None = None) -> bool:
         )
     except Exception as error:  # no key, kombu's OperationalError, a refused connection...
         log_event(MatchEvent.UNSENT, match=match_id, reason=f"{type(error).__name__}: {error}")
-        # Not an attempt after all: nobody can play it.
-        Match.objects.filter(pk=match_id, attempt=job.attempt).update(
-            attempt=None, sent_at=None, attempts=F("attempts") - 1
-        )
+        unissue(match_id, job.attempt)
         return False
     return True
 

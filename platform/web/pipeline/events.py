@@ -8,7 +8,7 @@ from enum import StrEnum
 
 from arena.logs import FIELDS
 
-logger = logging.getLogger("web.pipeline.lifecycle")
+logger = logging.getLogger("web.pipeline.transitions")
 
 
 class MatchEvent(StrEnum):

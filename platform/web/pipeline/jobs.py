@@ -8,13 +8,11 @@ import uuid
 from collections.abc import Sequence
 
 from arena.contract import JobLimits, JobSeat, MatchJob, MatchKind
+from cucumbers.loader import BUILTIN_PREFIX
 from cucumbers.runners.base import Limits
 from web.matches.models import Match, Participant
 
-#: How a built-in opponent's participant is named (its ``bot`` and ``version`` are empty).
-BUILTIN_PREFIX = "builtin:"
-#: The candidate of a validation match: its first fault ends the series.
-CANDIDATE = 0
+from .kind import policy_for
 
 
 class UnplayableMatch(Exception):
@@ -41,12 +39,18 @@ def job_for(match: Match, participants: Sequence[Participant], attempt: uuid.UUI
                 startup_seconds=limits.startup_seconds,
             ),
             seats=tuple(_seat(entrant) for entrant in participants),
-            stop_after_fault_of=(CANDIDATE,) if kind is MatchKind.VALIDATION else (),
+            stop_after_fault_of=policy_for(kind).stop_after_fault_of(),
             duplicate=match.duplicate,
             rotation=match.rotation,
         )
     except (OSError, UnicodeDecodeError, ValueError) as error:  # pydantic's errors included
         raise UnplayableMatch(f"{match} cannot be played: {error}") from error
+
+
+def builtin_name(name: str) -> str:
+    """How a built-in opponent's participant is named (its ``bot`` and ``version`` are
+    empty): as the SDK names it on the command line, ``builtin:NAME``."""
+    return f"{BUILTIN_PREFIX}{name}"
 
 
 def is_builtin(entrant: Participant) -> bool:

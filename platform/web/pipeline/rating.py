@@ -21,7 +21,9 @@ from web.matches.models import Match, Participant, RatingChange
 from web.notifications.notify import first_rating
 
 
-def rate(match: Match, participants: list[Participant], outcomes: Sequence[GameOutcome]) -> None:
+def rate(
+    match: Match, participants: Sequence[Participant], outcomes: Sequence[GameOutcome]
+) -> None:
     """Rate the games in order (``arena.rating.rate_series``); update the bots' ratings and
     tallies and append one history row per bot per game. The caller holds the match lock."""
     ids = sorted({p.bot_id for p in participants if p.bot_id is not None})

@@ -1,6 +1,7 @@
 """Record a match's report, in ONE transaction: its games and replays, the participants'
-placements and faults, then what its kind decides (ratings for a rated match, the verdict
-of a validation).
+placements and faults, then the move to ``finished``
+(:func:`web.pipeline.transitions.finish`, where its kind decides what follows: ratings for
+a rated match, the verdict of a validation).
 
 Exactly once: the transaction locks the match row and records only while the match is
 still waiting for the attempt named by the report (``running``, or still ``queued`` when the
@@ -16,16 +17,14 @@ from dataclasses import dataclass
 from time import perf_counter
 
 from django.db import transaction
-from django.utils import timezone
 
 from arena.contract import MatchReport
 from cucumbers.match import GameOutcome
-from web.matches.models import Match, MatchGame, MatchKind, MatchStatus, Participant
+from web.matches.models import Match, MatchGame, MatchStatus, Participant
 from web.matches.replays import StoredFiles
 
-from . import retirement, validation
-from .rating import rate
-from .signals import announce_match_ended
+from . import retirement
+from .transitions import finish
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,23 +123,12 @@ def record_report(report: MatchReport, host: str | None = None) -> Recorded:
             entrant.mean_place = standing.mean_place
             entrant.wins = standing.wins
             entrant.faults = standing.faults
-        if match.rated:
-            rate(match, participants, outcomes)
+        finish(match, participants, outcomes, sandbox=report.sandbox, worker=report.worker)
         Participant.objects.bulk_update(
             participants,
             ["placement", "mean_place", "wins", "faults", "rating_before", "rating_after"],
         )
-        match.status = MatchStatus.FINISHED
-        match.finished_at = timezone.now()
-        match.sandbox = report.sandbox
-        match.worker = report.worker
-        match.failure_reason = ""
-        fields = ["status", "finished_at", "sandbox", "worker", "failure_reason", "arena_host"]
-        match.save(update_fields=fields)
         retirement.review(match, participants)  # a version past its fault limit stops playing
-        if match.kind == MatchKind.VALIDATION:
-            validation.decide(match, outcomes)
-        announce_match_ended(match.pk, match.kind)
     return Recorded(
         True, match.status, storage_seconds=storage, transaction_seconds=perf_counter() - started
     )

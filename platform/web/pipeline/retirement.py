@@ -28,8 +28,9 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.utils import timezone
 
+from arena.contract import MatchKind
 from web.bots.models import Bot, BotVersion, VersionStatus
-from web.matches.models import Match, MatchGame, MatchKind, MatchStatus, Participant
+from web.matches.models import Match, MatchGame, MatchStatus, Participant
 from web.notifications.notify import version_retired
 
 logger = logging.getLogger(__name__)

@@ -31,22 +31,23 @@ from arena import report_check
 from arena.contract import MatchJob, MatchReport, MatchStarted, ReportStatus
 from arena.playing import play_job
 from web.bots.models import BotVersion
-from web.matches.models import Match, MatchKind, MatchStatus
+from web.matches.models import Match, MatchStatus
 from web.sandbox import SandboxKind, current_sandbox, prepare_runner
 
 from .dispatch import issue_job
 from .events import MatchEvent, log_event
 from .jobs import UnplayableMatch, job_for
-from .lifecycle import (
+from .recording import record_report
+from .transitions import (
     RunReport,
     RunResult,
+    bind_host,
     fail,
     lease,
     release,
     retry_delay,
-    version_validating,
+    start,
 )
-from .recording import record_report
 
 #: A queued match not yet sent this long after its creation was refused by the broker.
 UNSENT_GRACE_SECONDS = 10
@@ -57,20 +58,7 @@ def match_started(started: MatchStarted, host: str | None = None) -> bool:
     job starts again, and its lease with it). ``host``: the arena host that signed the
     message (None in-process); the first to start an attempt holds it, and a ``started``
     from another host is refused. False, logged, for another attempt or host."""
-    holder = Q(arena_host="") | Q(arena_host=host) if host else Q()
-    begun = bool(
-        Match.objects.filter(
-            Q(status=MatchStatus.QUEUED) | Q(status=MatchStatus.RUNNING),
-            holder,
-            pk=started.match,
-            attempt=started.attempt,
-        ).update(
-            status=MatchStatus.RUNNING,
-            started_at=timezone.now(),
-            worker=started.worker,
-            **({"arena_host": host} if host else {}),
-        )
-    )
+    begun = start(started.match, started.attempt, started.worker, host)
     if not begun:
         holder_now = _other_host(started.match, started.attempt, host)
         if holder_now:
@@ -86,9 +74,6 @@ def match_started(started: MatchStarted, host: str | None = None) -> bool:
             MatchEvent.DISCARDED, match=started.match, message="started", worker=started.worker
         )
         return False
-    log_event(MatchEvent.STARTED, match=started.match, worker=started.worker, host=host or "")
-    if Match.objects.filter(pk=started.match, kind=MatchKind.VALIDATION).exists():
-        version_validating(started.match)
     return True
 
 
@@ -173,14 +158,10 @@ def _refused(report: MatchReport, host: str | None, reason: str) -> RunReport:
 
 def _infrastructure_error(report: MatchReport, host: str | None) -> RunReport:
     # The attempt is bound to the host that says it failed (if none held it yet).
-    if host:
-        bound = Match.objects.filter(
-            Q(arena_host="") | Q(arena_host=host), pk=report.match, attempt=report.attempt
-        ).update(arena_host=host)
-        if not bound:
-            holder = _other_host(report.match, report.attempt, host)
-            if holder:
-                return _refused(report, host, f"its attempt was started by arena host {holder}")
+    if host and not bind_host(report.match, report.attempt, host):
+        holder = _other_host(report.match, report.attempt, host)
+        if holder:
+            return _refused(report, host, f"its attempt was started by arena host {holder}")
     match = Match.objects.filter(pk=report.match, attempt=report.attempt).first()
     if match is None or match.status not in (MatchStatus.QUEUED, MatchStatus.RUNNING):
         log_event(MatchEvent.DISCARDED, match=report.match, worker=report.worker)
@@ -239,7 +220,7 @@ def reap_matches() -> tuple[list[int], list[int], list[int]]:
     failed: list[int] = []
     stuck = Match.objects.filter(status=MatchStatus.RUNNING, started_at__lt=cutoff)
     for match_id, attempts, attempt in stuck.values_list("pk", "attempts", "attempt"):
-        # The lifecycle's own moves, on the condition that the same attempt is still
+        # The transitions' own moves, on the condition that the same attempt is still
         # stuck: a report or a restart that came meanwhile wins.
         if attempts >= settings.MATCH_MAX_ATTEMPTS:
             reason = f"its worker was lost {attempts} times"

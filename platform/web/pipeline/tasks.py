@@ -1,8 +1,9 @@
 """The platform's Celery tasks, served by its own worker (the one that holds the database):
 what arena workers send back on the ``reports`` queue, and the periodic jobs on
-``maintenance``. Thin wrappers over ``running.py``, ``dispatch.py``, ``ladder.py`` and
-``validation.py``. Matches themselves are played by arena workers (``python -m arena
-worker``), which hold no database.
+``maintenance``. Thin wrappers over ``running.py``, ``dispatch.py`` and the kinds' modules;
+their names and queues are declared once, in ``arena/broker.py``, their schedules in
+settings. Matches themselves are played by arena workers (``python -m arena worker``), which
+hold no database.
 
 Every message from an arena worker is an envelope signed by its arena host
 (``arena/signing.py``); one whose signer is unknown or revoked, whose signature is bad or
@@ -19,15 +20,24 @@ import logging
 from celery import shared_task
 from django.utils import timezone
 
-from arena.broker import REPORT_TASK, STARTED_TASK
+from arena.broker import (
+    ADVANCE_TOURNAMENTS_TASK,
+    REAP_MATCHES_TASK,
+    REPORT_TASK,
+    REVALIDATE_TASK,
+    SEND_MATCH_TASK,
+    STARTED_TASK,
+    TOP_UP_LADDER_TASK,
+)
 from arena.contract import ContractError, load_report, load_started
 from arena.signing import Purpose, SignatureError, claimed
 from web.arena_hosts.keys import open_from_host
 
-from . import ladder, running, validation
-from .dispatch import SEND_MATCH_TASK, send_match, send_match_later
+from . import running
+from .dispatch import send_match, send_match_later
 from .events import MatchEvent, log_event
-from .lifecycle import RunResult, lease
+from .kinds import ladder, tournament, validation
+from .transitions import RunResult, lease
 
 logger = logging.getLogger(__name__)
 
@@ -87,12 +97,12 @@ def send_match_task(match_id: int) -> bool:
     return send_match(match_id)
 
 
-@shared_task(name="pipeline.top_up_ladder")
+@shared_task(name=TOP_UP_LADDER_TASK)
 def top_up_ladder_task() -> dict[str, int]:
     return ladder.top_up()
 
 
-@shared_task(name="pipeline.reap_matches")
+@shared_task(name=REAP_MATCHES_TASK)
 def reap_matches_task() -> int:
     send, resend, failed = running.reap_matches()
     for match_id in send:
@@ -104,6 +114,11 @@ def reap_matches_task() -> int:
     return len(send) + len(resend) + len(failed)
 
 
-@shared_task(name="pipeline.revalidate_failed")
+@shared_task(name=REVALIDATE_TASK)
 def revalidate_failed_task() -> int:
     return len(validation.revalidate_failed())
+
+
+@shared_task(name=ADVANCE_TOURNAMENTS_TASK)
+def advance_tournaments_task() -> dict[str, int]:
+    return tournament.advance()

@@ -7,8 +7,7 @@ from typing import Any
 from django.contrib import admin
 from django.http import HttpRequest
 
-from .lifecycle import new_seed
-from .models import Entry, Tournament, TournamentMatch, TournamentStatus
+from .models import Entry, Tournament, TournamentMatch, TournamentStatus, new_seed
 
 
 class EntryInline(admin.TabularInline):  # type: ignore[type-arg]  # not generic at run time

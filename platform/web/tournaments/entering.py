@@ -7,45 +7,18 @@ bots are the exception, reference strategies that staff may enter together.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from enum import StrEnum
-from http import HTTPStatus
-
 from django.contrib.auth.models import User
 from django.db import transaction
 
 from web.bots.house import HOUSE_USERNAME
 from web.bots.models import Bot
-from web.refusals import Refusal
+from web.refusals import Problem, Refusal
 
 from .models import Entry, Tournament
 
 
-class EntryProblem(StrEnum):
-    UNKNOWN_BOT = "unknown_bot"
-    FOREIGN_BOT = "foreign_bot"
-    CLOSED = "entries_closed"
-    GAME_MISMATCH = "game_mismatch"
-    NOT_PLAYING = "not_playing"
-    ALREADY_ENTERED = "already_entered"
-    UNKNOWN_ENTRY = "unknown_entry"
-
-
-HTTP_STATUS: Mapping[str, HTTPStatus] = {
-    EntryProblem.UNKNOWN_BOT: HTTPStatus.NOT_FOUND,
-    EntryProblem.UNKNOWN_ENTRY: HTTPStatus.NOT_FOUND,
-    EntryProblem.FOREIGN_BOT: HTTPStatus.FORBIDDEN,
-    EntryProblem.CLOSED: HTTPStatus.CONFLICT,
-    EntryProblem.GAME_MISMATCH: HTTPStatus.CONFLICT,
-    EntryProblem.NOT_PLAYING: HTTPStatus.CONFLICT,
-    EntryProblem.ALREADY_ENTERED: HTTPStatus.CONFLICT,
-}
-
-
 class EntryError(Refusal):
     """An entry (or a withdrawal) refused; ``message`` is for the user."""
-
-    statuses = HTTP_STATUS
 
 
 def _may_enter_for(user: User, bot: Bot) -> bool:
@@ -61,31 +34,31 @@ def enter(user: User, tournament_id: int, bot_id: int) -> Entry:
         tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
         bot = Bot.objects.select_related("owner").filter(pk=bot_id).first()
         if bot is None or not (bot.owner_id == user.pk or user.is_staff):
-            raise EntryError(EntryProblem.UNKNOWN_BOT, "No such bot of yours.")
+            raise EntryError(Problem.UNKNOWN_BOT, "No such bot of yours.")
         if not _may_enter_for(user, bot):
-            raise EntryError(EntryProblem.FOREIGN_BOT, "You can enter your own bots only.")
+            raise EntryError(Problem.FOREIGN_BOT, "You can enter your own bots only.")
         if not tournament.accepts_entries:
-            raise EntryError(EntryProblem.CLOSED, f"Entries to {tournament} are closed.")
+            raise EntryError(Problem.CLOSED, f"Entries to {tournament} are closed.")
         if bot.game != tournament.game:
             raise EntryError(
-                EntryProblem.GAME_MISMATCH,
+                Problem.GAME_MISMATCH,
                 f"{tournament} is a {tournament.get_game_display()} tournament; {bot.name}"
                 f" plays {bot.get_game_display()}.",
             )
         if not bot.on_leaderboard:
             raise EntryError(
-                EntryProblem.NOT_PLAYING,
+                Problem.NOT_PLAYING,
                 f"{bot.name} has no active version yet (or is inactive): only a validated"
                 " bot can enter.",
             )
         entered = tournament.entries.filter(bot=bot).exists()
         if entered:
-            raise EntryError(EntryProblem.ALREADY_ENTERED, f"{bot.name} is already entered.")
+            raise EntryError(Problem.ALREADY_ENTERED, f"{bot.name} is already entered.")
         if bot.owner.username != HOUSE_USERNAME:
             other = tournament.entries.filter(owner=bot.owner).first()
             if other is not None:
                 raise EntryError(
-                    EntryProblem.ALREADY_ENTERED,
+                    Problem.ALREADY_ENTERED,
                     f"One bot per owner: {other.name} is already entered; withdraw it first.",
                 )
         return Entry.objects.create(
@@ -104,10 +77,10 @@ def withdraw(user: User, tournament_id: int, entry_id: int) -> None:
         if entry is None or not (
             entry.owner_id == user.pk or (entry.bot is not None and _may_enter_for(user, entry.bot))
         ):
-            raise EntryError(EntryProblem.UNKNOWN_ENTRY, "No such entry of yours.")
+            raise EntryError(Problem.UNKNOWN_ENTRY, "No such entry of yours.")
         if not tournament.accepts_entries:
             raise EntryError(
-                EntryProblem.CLOSED,
+                Problem.CLOSED,
                 f"Entries to {tournament} are closed: it is too late to withdraw.",
             )
         entry.delete()

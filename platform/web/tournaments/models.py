@@ -11,6 +11,8 @@ sees a deal twice).
 
 from __future__ import annotations
 
+import random
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
@@ -18,8 +20,14 @@ from django.urls import reverse
 from django.utils import timezone
 
 from cucumbers.games import rules_for
-from web.bots.models import Bot, BotVersion, Game
+from cucumbers.match import SEED_BITS
+from web.bots.models import GAME_CHOICES, Bot, BotVersion
 from web.matches.models import Match
+
+
+def new_seed() -> int:
+    """A tournament's seed, as wide as a match's (``SEED_BITS``)."""
+    return random.SystemRandom().getrandbits(SEED_BITS)
 
 
 class TournamentStatus(models.TextChoices):
@@ -37,7 +45,7 @@ class TournamentFormat(models.TextChoices):
 class Tournament(models.Model):
     name = models.CharField(max_length=80)
     description = models.TextField(blank=True, max_length=2000)
-    game = models.CharField(max_length=20, choices=Game.choices)
+    game = models.CharField(max_length=20, choices=GAME_CHOICES)
     format = models.CharField(
         max_length=20, choices=TournamentFormat.choices, default=TournamentFormat.ROUND_ROBIN
     )

@@ -1,16 +1,11 @@
-"""The tournaments' periodic job and their entrants' mail, on the platform's own worker
-(``maintenance`` queue)."""
+"""The mail to a finished tournament's entrants, on the platform's own worker (``maintenance``
+queue): the standings are read here, never in the transaction that finished the event."""
 
 from __future__ import annotations
 
 from celery import shared_task
 
-from . import lifecycle, notices
-
-
-@shared_task(name="tournaments.advance")
-def advance_task() -> dict[str, int]:
-    return lifecycle.advance()
+from . import notices
 
 
 @shared_task(name=notices.TELL_ENTRANTS_TASK)

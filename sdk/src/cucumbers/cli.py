@@ -28,7 +28,7 @@ from .cli_args import seed_arg as _seed
 from .cli_site import add_site_commands
 from .cli_tools import add_tool_commands
 from .games import FIVE_CUCUMBERS, UnknownGameError, registry, rules_for
-from .loader import BotLoadError, load_bot
+from .loader import BUILTIN_PREFIX, BotLoadError, load_bot
 from .match import duplicate_games, play_match
 from .play import PlayConfig, run_play
 from .preflight import BotNotUsable, check_bots
@@ -36,7 +36,7 @@ from .progress import ProgressBar
 from .render import render_replay
 from .replay import ReplayFileError, iter_replay_files, load_replay
 from .runners import RUNNERS, make_runner
-from .runners.base import BotSpec, Limits
+from .runners.base import BotSpec, Limits, RunnerName
 from .stats import format_table
 from .validator import check_replay
 from .viewer_html import replay_page
@@ -134,7 +134,7 @@ def run_match_command(args: argparse.Namespace) -> int:
             f" {len(args.bots)} given"
         )
     for source in args.bots:
-        if not source.startswith("builtin:") and not Path(source).is_file():
+        if not source.startswith(BUILTIN_PREFIX) and not Path(source).is_file():
             return _fail(f"no such bot file: {source}")
     limits = Limits(
         move_seconds=args.per_move, bank_seconds=args.bank, startup_seconds=args.startup
@@ -210,7 +210,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     moves, think = 0, 0.0
     # The runner's own `with`: stopping at the first fault stops the bots' processes now,
     # not when the suspended match generator is collected (closing a runner twice is fine).
-    with make_runner("process", limits) as runner:
+    with make_runner(RunnerName.PROCESS, limits) as runner:
         outcomes = play_match(
             rules,
             specs,
@@ -313,7 +313,9 @@ def build_parser() -> argparse.ArgumentParser:
     new.set_defaults(run=cmd_new)
 
     play = commands.add_parser("play", help="play games between bots and summarize")
-    add_match_arguments(play, ["process", *[name for name in RUNNERS if name != "process"]])
+    add_match_arguments(
+        play, [RunnerName.PROCESS, *[name for name in RUNNERS if name != RunnerName.PROCESS]]
+    )
     play.set_defaults(run=run_match_command)
 
     validate = commands.add_parser(

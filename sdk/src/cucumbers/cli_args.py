@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .loader import BUILTIN_PREFIX
 from .runners.base import Limits
 
 
@@ -48,7 +49,7 @@ def add_per_move(parser: argparse.ArgumentParser, help_text: str) -> None:
 
 
 def bot_arg(text: str) -> str:
-    if not text.startswith("builtin:") and not text.endswith(".py"):
+    if not text.startswith(BUILTIN_PREFIX) and not text.endswith(".py"):
         raise argparse.ArgumentTypeError(f"a bot is a .py file or builtin:NAME, not {text!r}")
     return text
 

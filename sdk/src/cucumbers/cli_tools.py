@@ -22,7 +22,7 @@ from .preflight import BotNotUsable, check_bots
 from .progress import ProgressBar
 from .replay import ReplayFileError, load_replay
 from .runners import RUNNERS
-from .runners.base import BotSpec, Limits
+from .runners.base import BotSpec, Limits, RunnerName
 
 
 def cmd_repro(args: argparse.Namespace) -> int:
@@ -165,8 +165,8 @@ def add_tool_commands(commands: Any) -> None:
     )
     compare_.add_argument(
         "--sandbox",
-        choices=["process", *[name for name in RUNNERS if name != "process"]],
-        default="process",
+        choices=[RunnerName.PROCESS, *[name for name in RUNNERS if name != RunnerName.PROCESS]],
+        default=RunnerName.PROCESS,
         help="where bots run (default: %(default)s)",
     )
     add_per_move(compare_, "time per move (default: %(default)s)")

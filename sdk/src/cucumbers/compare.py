@@ -32,7 +32,7 @@ from enum import StrEnum
 from .games import GameRules
 from .match import GameOutcome, play_match
 from .runners import make_runner
-from .runners.base import BotSpec, Limits
+from .runners.base import BotSpec, Limits, RunnerName
 
 #: z of the stopping rule (99%) and of the reported interval (95%).
 STOP_Z = 2.576
@@ -68,7 +68,7 @@ class CompareConfig:
     old: BotSpec
     opponents: tuple[BotSpec, ...]
     seed: int
-    sandbox: str = "process"
+    sandbox: str = RunnerName.PROCESS
     limits: Limits = field(default_factory=Limits)
     max_deals: int = 200
     min_deals: int = 20

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from time import perf_counter
 from typing import Any
@@ -248,33 +248,52 @@ def play_match(
     player_info: Callable[[int], dict[str, Any]] | None = None,
     duplicate: bool = False,
     rotation: int | None = None,
-) -> Iterator[GameOutcome]:
+    timings: dict[str, float] | None = None,
+) -> Generator[GameOutcome, None, None]:
     """Start the bots once, then play the games ``game_numbers`` of the match with seed
     ``seed``, each with its deal and seating from :func:`game_plan` (``duplicate``: every
     deal once per seat rotation; with ``rotation``, only that rotation of each deal). The
-    runner is closed at the end (also on error).
+    runner is closed at the end (also on error, and when the caller stops early).
 
     ``player_info(bot_index)`` may add keys to a bot's replay player entry (the arena adds
-    the owner and version).
+    the owner and version). ``timings``, when given, is filled in seconds as the series
+    goes: ``sandbox_start`` (the bots started), ``games`` (all games, wall time), ``moves``
+    (the bots' own thinking) and, once the runner is closed, ``sandbox_stop``.
     """
     rules.check_players(len(specs))
-    with runner:
-        clients = runner.start(specs)
-        for number in game_numbers:
-            deal, bots = game_plan(seed, number, len(specs), duplicate, rotation)
-            players = []
-            for seat, bot in enumerate(bots):
-                entry: dict[str, Any] = {"seat": seat, "name": specs[bot].name}
-                if player_info is not None:
-                    entry.update(player_info(bot))
-                players.append(entry)
-            yield play_game(
-                rules,
-                [clients[bot] for bot in bots],
-                seed=deal,
-                limits=runner.limits,
-                players=players,
-                game_number=number,
-                bots=bots,
-                keep_replay=keep_replays,
-            )
+    clock: dict[str, float] = timings if timings is not None else {}
+    stopping: float | None = None
+    try:
+        with runner:
+            started = perf_counter()
+            clients = runner.start(specs)
+            clock["sandbox_start"] = perf_counter() - started
+            clock["games"] = clock["moves"] = 0.0
+            try:
+                for number in game_numbers:
+                    deal, bots = game_plan(seed, number, len(specs), duplicate, rotation)
+                    players = []
+                    for seat, bot in enumerate(bots):
+                        entry: dict[str, Any] = {"seat": seat, "name": specs[bot].name}
+                        if player_info is not None:
+                            entry.update(player_info(bot))
+                        players.append(entry)
+                    started = perf_counter()
+                    outcome = play_game(
+                        rules,
+                        [clients[bot] for bot in bots],
+                        seed=deal,
+                        limits=runner.limits,
+                        players=players,
+                        game_number=number,
+                        bots=bots,
+                        keep_replay=keep_replays,
+                    )
+                    clock["games"] += perf_counter() - started
+                    clock["moves"] += sum(outcome.think_seconds)
+                    yield outcome
+            finally:
+                stopping = perf_counter()
+    finally:
+        if stopping is not None:
+            clock["sandbox_stop"] = perf_counter() - stopping

@@ -23,7 +23,7 @@ from .games import GameRules
 from .match import GameOutcome, play_match
 from .replay import save_replay
 from .runners import make_runner
-from .runners.base import BotSpec, Limits
+from .runners.base import BotSpec, Limits, RunnerName
 from .stats import BotSummary, summarize
 
 
@@ -48,7 +48,7 @@ class PlayConfig:
     bots: tuple[BotSpec, ...]
     games: int
     seed: int
-    sandbox: str = "process"
+    sandbox: str = RunnerName.PROCESS
     limits: Limits = field(default_factory=Limits)
     workers: int = 1
     replays: Path | None = None

@@ -21,7 +21,7 @@ from tests.web.factories import UserFactory
 from web.accounts.models import ApiToken
 from web.bots.models import BotVersion, VersionStatus
 from web.bots.uploads import upload_version
-from web.pipeline import validation
+from web.pipeline.kinds import validation
 from web.pipeline.running import validate_version
 from web.sandbox import SandboxKind
 

@@ -26,13 +26,14 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.test import Client as DjangoClient
 
+from arena.contract import MatchKind
 from tests.e2e.replays import five_cucumbers_game
 from tests.e2e.test_viewer import as_outcome
 from tests.web.factories import GOOD_BOT, UserFactory, active_bot, variant
 from tests.web.recorded import Entrant, record_series
 from tests.web.tournaments.helpers import HIGHEST, open_tournament, playing_bot
 from web.accounts.models import ApiToken
-from web.matches.models import Match, MatchKind
+from web.matches.models import Match
 from web.matches.replays import StoredFiles
 
 pytestmark = pytest.mark.django_db(transaction=True)

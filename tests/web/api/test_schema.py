@@ -17,13 +17,14 @@ from drf_spectacular.generators import SchemaGenerator
 from openapi_core import OpenAPI
 from openapi_core.contrib.django import DjangoOpenAPIRequest, DjangoOpenAPIResponse
 
+from arena.contract import MatchKind
 from tests.e2e.replays import five_cucumbers_game
 from tests.e2e.test_viewer import as_outcome
 from tests.web.conftest import logged_in
 from tests.web.factories import GOOD_BOT, active_bot, variant
 from tests.web.recorded import Entrant, record_series
 from web.accounts.models import ApiToken
-from web.matches.models import Match, MatchKind
+from web.matches.models import Match
 from web.matches.replays import StoredFiles
 
 pytestmark = pytest.mark.django_db

@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
+from arena.contract import MatchKind
 from web.bots.models import Bot
 from web.matches.models import (
     Match,
     MatchGame,
-    MatchKind,
     MatchStatus,
     Participant,
     RatingChange,

@@ -8,7 +8,7 @@ from django.core.management import call_command
 
 from cucumbers.bots import BUILTINS
 from web.bots.house import HOUSE_USERNAME, house_source
-from web.bots.models import Bot, Game
+from web.bots.models import GAMES, Bot
 from web.bots.source_check import check_source
 from web.pipeline.running import validate_version
 from web.sandbox import SandboxKind
@@ -25,7 +25,7 @@ def test_bootstrap_creates_house_bots_and_the_demo_account_once(
     assert "demo / cucumbers-demo" in out and "sandbox: process (NOT isolated" in out
     house = User.objects.get(username=HOUSE_USERNAME)
     assert not house.has_usable_password()
-    assert Bot.objects.filter(owner=house).count() == len(BUILTINS) * len(Game.values)
+    assert Bot.objects.filter(owner=house).count() == len(BUILTINS) * len(GAMES)
     assert User.objects.get(username="demo").check_password("cucumbers-demo")
 
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from tests.web.factories import GOOD_BOT, PLAY_FUNCTION_BOT
-from web.bots.errors import UploadError, UploadProblem
+from web.bots.errors import UploadError
 from web.bots.source_check import check_source
+from web.refusals import Problem
 
 LIMIT = 256 * 1024
 
@@ -53,7 +54,7 @@ def test_it_never_executes_the_file(tmp_path: object) -> None:
 @pytest.mark.parametrize("filename", ["bot.txt", "bot", "bot.pyc", "bot.PY", "bot.py.zip"])
 def test_it_rejects_a_wrong_extension(filename: str) -> None:
     error = refused(filename, GOOD_BOT)
-    assert error.problem is UploadProblem.WRONG_EXTENSION
+    assert error.problem is Problem.WRONG_EXTENSION
     assert ".py" in error.message
 
 
@@ -73,45 +74,43 @@ def test_it_rejects_a_wrong_extension(filename: str) -> None:
     ],
 )
 def test_it_rejects_odd_or_path_like_filenames(filename: str) -> None:
-    assert refused(filename, GOOD_BOT).problem is UploadProblem.BAD_FILENAME
+    assert refused(filename, GOOD_BOT).problem is Problem.BAD_FILENAME
 
 
 @pytest.mark.parametrize("data", [b"", b"   \n\n\t"])
 def test_it_rejects_an_empty_file(data: bytes) -> None:
     error = refused("bot.py", data)
-    assert error.problem is UploadProblem.EMPTY
+    assert error.problem is Problem.EMPTY
     assert error.message == "bot.py is empty"
 
 
 def test_it_rejects_a_file_over_the_limit() -> None:
     data = GOOD_BOT + b"#" * 3000
     error = refused("bot.py", data, limit=2048)
-    assert error.problem is UploadProblem.TOO_LARGE
+    assert error.problem is Problem.TOO_LARGE
     assert "limit is 2 KB" in error.message
 
 
 def test_it_rejects_text_that_is_not_utf8() -> None:
     error = refused("bot.py", "# café\ndef play(v):\n    return 0\n".encode("latin-1"))
-    assert error.problem is UploadProblem.NOT_UTF8
+    assert error.problem is Problem.NOT_UTF8
     assert "offset 5" in error.message
 
 
 def test_it_reports_a_syntax_error_with_its_line() -> None:
     error = refused("bot.py", b"def play(view):\n    return 0\n\nif True\n    pass\n")
-    assert error.problem is UploadProblem.SYNTAX_ERROR
+    assert error.problem is Problem.SYNTAX_ERROR
     assert error.message.startswith("syntax error in bot.py, line 4:")
 
 
 def test_it_reports_errors_only_the_compiler_finds() -> None:
     error = refused("bot.py", b"def play(view):\n    return 0\n\nreturn 5\n")
-    assert error.problem is UploadProblem.SYNTAX_ERROR
+    assert error.problem is Problem.SYNTAX_ERROR
     assert "line 4" in error.message
 
 
 def test_it_rejects_null_bytes() -> None:
-    assert refused("bot.py", b"def play(v):\n    return 0\x00\n").problem is (
-        UploadProblem.SYNTAX_ERROR
-    )
+    assert refused("bot.py", b"def play(v):\n    return 0\x00\n").problem is (Problem.SYNTAX_ERROR)
 
 
 @pytest.mark.parametrize(
@@ -124,14 +123,14 @@ def test_it_rejects_null_bytes() -> None:
 )
 def test_it_rejects_a_file_without_a_bot(source: bytes) -> None:
     error = refused("bot.py", source)
-    assert error.problem is UploadProblem.NO_BOT
+    assert error.problem is Problem.NO_BOT
     assert "no bot found in bot.py" in error.message
 
 
 def test_it_rejects_several_bots_naming_them() -> None:
     source = GOOD_BOT + b"\n\ndef play(view):\n    return 0\n"
     error = refused("bot.py", source)
-    assert error.problem is UploadProblem.SEVERAL_BOTS
+    assert error.problem is Problem.SEVERAL_BOTS
     assert "Lowball, play()" in error.message
 
 

@@ -12,12 +12,14 @@ from django.core.files.storage import storages
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
+from cucumbers.games import GameName
 from tests.web.factories import GOOD_BOT, BotFactory, VersionFactory, variant
-from web.bots.errors import UploadError, UploadProblem
-from web.bots.models import Bot, BotVersion, Game, ImmutableVersionError, VersionStatus
+from web.bots.errors import UploadError
+from web.bots.models import GAME_CHOICES, Bot, BotVersion, ImmutableVersionError, VersionStatus
 from web.bots.uploads import read_upload, upload_version
 from web.matches.models import Match, MatchStatus
 from web.pipeline import running
+from web.refusals import Problem
 
 pytestmark = pytest.mark.django_db
 
@@ -30,14 +32,14 @@ def stored_files() -> set[Path]:
 def test_a_new_bot_gets_version_1_stored_with_its_digest(user: User) -> None:
     before = stored_files()
     version = upload_version(
-        user, "lowball.py", GOOD_BOT, new_bot_name="lowball", game=Game.CONCOMBRE
+        user, "lowball.py", GOOD_BOT, new_bot_name="lowball", game=GameName.CONCOMBRE
     )
     assert (version.number, version.status, version.size) == (
         1,
         VersionStatus.QUEUED,
         len(GOOD_BOT),
     )
-    assert version.bot.name == "lowball" and version.bot.game == Game.CONCOMBRE
+    assert version.bot.name == "lowball" and version.bot.game == GameName.CONCOMBRE
     assert version.read_source().encode() == GOOD_BOT
     new_files = stored_files() - before
     assert len(new_files) == 1
@@ -93,17 +95,17 @@ def assert_nothing_stored(before_files: set[Path], before_bots: int, before_vers
 @pytest.mark.parametrize(
     ("filename", "data", "problem"),
     [
-        ("bot.txt", GOOD_BOT, UploadProblem.WRONG_EXTENSION),
-        ("bot.py", b"", UploadProblem.EMPTY),
-        ("bot.py", b"#" * (256 * 1024 + 1), UploadProblem.TOO_LARGE),
-        ("bot.py", b"\xff\xfe", UploadProblem.NOT_UTF8),
-        ("bot.py", b"def play(:\n", UploadProblem.SYNTAX_ERROR),
-        ("bot.py", b"x = 1\n", UploadProblem.NO_BOT),
-        ("../../bot.py", GOOD_BOT, UploadProblem.BAD_FILENAME),
+        ("bot.txt", GOOD_BOT, Problem.WRONG_EXTENSION),
+        ("bot.py", b"", Problem.EMPTY),
+        ("bot.py", b"#" * (256 * 1024 + 1), Problem.TOO_LARGE),
+        ("bot.py", b"\xff\xfe", Problem.NOT_UTF8),
+        ("bot.py", b"def play(:\n", Problem.SYNTAX_ERROR),
+        ("bot.py", b"x = 1\n", Problem.NO_BOT),
+        ("../../bot.py", GOOD_BOT, Problem.BAD_FILENAME),
     ],
 )
 def test_a_bad_file_creates_neither_bot_nor_version_nor_file(
-    user: User, filename: str, data: bytes, problem: UploadProblem
+    user: User, filename: str, data: bytes, problem: Problem
 ) -> None:
     before = (stored_files(), Bot.objects.count(), BotVersion.objects.count())
     with pytest.raises(UploadError) as caught:
@@ -117,7 +119,7 @@ def test_a_duplicate_bot_name_is_refused_whatever_its_case(user: User) -> None:
     before = (stored_files(), Bot.objects.count(), BotVersion.objects.count())
     with pytest.raises(UploadError) as caught:
         upload_version(user, "b.py", GOOD_BOT, new_bot_name="lowball", game="concombre")
-    assert caught.value.problem is UploadProblem.DUPLICATE_NAME
+    assert caught.value.problem is Problem.DUPLICATE_NAME
     assert "already have a bot named 'lowball'" in caught.value.message
     assert_nothing_stored(*before)
 
@@ -131,7 +133,7 @@ def test_the_same_name_is_fine_for_another_owner(user: User, other_user: User) -
 def test_a_malformed_bot_name_is_refused(user: User, name: str) -> None:
     with pytest.raises(UploadError) as caught:
         upload_version(user, "b.py", GOOD_BOT, new_bot_name=name, game="concombre")
-    assert caught.value.problem is UploadProblem.BAD_BOT_NAME
+    assert caught.value.problem is Problem.BAD_BOT_NAME
 
 
 def test_another_users_bot_is_never_written_to(user: User, other_user: User) -> None:
@@ -139,7 +141,7 @@ def test_another_users_bot_is_never_written_to(user: User, other_user: User) -> 
     before = (stored_files(), Bot.objects.count(), BotVersion.objects.count())
     with pytest.raises(UploadError) as caught:
         upload_version(user, "b.py", GOOD_BOT, bot=theirs)
-    assert caught.value.problem is UploadProblem.FOREIGN_BOT
+    assert caught.value.problem is Problem.FOREIGN_BOT
     assert caught.value.http_status == 403
     assert_nothing_stored(*before)
 
@@ -151,7 +153,7 @@ def test_too_many_uploads_in_an_hour_are_refused(user: User, settings: object) -
     upload_version(user, "b.py", variant(2), bot=bot)
     with pytest.raises(UploadError) as caught:
         upload_version(user, "b.py", variant(3), bot=bot)
-    assert caught.value.problem is UploadProblem.TOO_MANY_UPLOADS
+    assert caught.value.problem is Problem.TOO_MANY_UPLOADS
     assert caught.value.http_status == 429
     assert bot.versions.count() == 2
 
@@ -169,7 +171,9 @@ def test_the_file_is_removed_when_the_transaction_fails_after_the_row(user: User
     bot = BotFactory(owner=user)
     before = stored_files()
     # The database fails while the validation match is written: the rows roll back.
-    failing = mock.patch("web.bots.uploads.queue_validation", side_effect=RuntimeError("db"))
+    failing = mock.patch(
+        "web.pipeline.kinds.validation.queue_validation", side_effect=RuntimeError("db")
+    )
     with failing, pytest.raises(RuntimeError):
         upload_version(user, "b.py", GOOD_BOT, bot=bot)
     assert stored_files() == before
@@ -182,7 +186,7 @@ def test_an_oversized_upload_is_refused_before_it_is_read(settings: object) -> N
     upload.name = "bot.py"
     with pytest.raises(UploadError) as caught:
         read_upload(upload)
-    assert caught.value.problem is UploadProblem.TOO_LARGE
+    assert caught.value.problem is Problem.TOO_LARGE
     assert read_upload(SimpleUploadedFile("bot.py", b"#" * 10)) == ("bot.py", b"#" * 10)
 
 
@@ -200,6 +204,5 @@ def test_a_version_is_immutable() -> None:
 
 def test_the_sites_games_are_the_engines_registered_games() -> None:
     from cucumbers.games import game_choices
-    from web.bots.models import Game
 
-    assert Game.choices == game_choices()
+    assert game_choices() == GAME_CHOICES

@@ -12,14 +12,16 @@ from django.contrib.auth.models import User
 from django.utils import timezone
 
 import web.sandbox
+from arena.contract import MatchKind
 from tests.web.factories import GOOD_BOT, variant
 from tests.web.matches.arena_helpers import started_attempt
 from web.bots.models import Bot, BotVersion, RejectionKind, VersionStatus
 from web.bots.uploads import upload_version
-from web.matches.models import Match, MatchKind, MatchStatus
-from web.pipeline import running, validation
-from web.pipeline.lifecycle import RunResult, release
+from web.matches.models import Match, MatchStatus
+from web.pipeline import running
+from web.pipeline.kinds import validation
 from web.pipeline.running import run_match, validate_version
+from web.pipeline.transitions import RunResult, release
 from web.sandbox import SandboxKind
 
 pytestmark = pytest.mark.django_db

@@ -183,8 +183,8 @@ def test_the_source_page_shows_the_source_to_its_owner(alice: Client, user: User
 
 
 def test_strangers_do_not_see_validation_matches_on_the_bot_page(client: Client) -> None:
+    from arena.contract import MatchKind
     from tests.web.factories import MatchFactory, ParticipantFactory
-    from web.matches.models import MatchKind
 
     bot = active_bot()
     validation = MatchFactory(kind=MatchKind.VALIDATION, status="finished")

@@ -6,17 +6,18 @@ import math
 import random
 from collections.abc import Sequence
 
-from arena.contract import MatchJob, MatchStarted
+from arena.contract import MatchJob, MatchKind, MatchStarted
+from cucumbers.games import GameName
 from tests.web.factories import GOOD_BOT, UserFactory, active_bot
-from web.bots.models import Bot, BotVersion, Game, VersionStatus
+from web.bots.models import Bot, BotVersion, VersionStatus
 from web.bots.uploads import upload_version
-from web.matches.models import Match, MatchKind, RatingChange
+from web.matches.models import Match, RatingChange
 from web.pipeline.dispatch import issue_job
-from web.pipeline.ladder import create_match
+from web.pipeline.factory import create_match
 from web.pipeline.running import match_started
 
 
-def ladder_bots(n: int, game: str = Game.FIVE_CUCUMBERS) -> list[Bot]:
+def ladder_bots(n: int, game: str = GameName.FIVE_CUCUMBERS) -> list[Bot]:
     return [active_bot(name=f"l{i}", game=game) for i in range(n)]
 
 

@@ -142,7 +142,7 @@ def platform_worker(
     """The platform's worker (reports, then the periodic jobs) until the block ends."""
     argv = [
         *[sys.executable, "-m", "celery", "-A", "web", "worker", "--concurrency=1"],
-        *["-Q", "reports,maintenance", "-n", "platform@%h", "--loglevel=INFO", *options],
+        *["-n", "platform@%h", "--loglevel=INFO", *options],
     ]
     worker = _start(argv, env, log)
     try:

@@ -27,7 +27,7 @@ from tests.web.test_end_to_end import sandbox_for_this_machine
 from web.bots.models import BotVersion, VersionStatus
 from web.bots.uploads import upload_version
 from web.matches.models import Match, MatchStatus, RatingChange
-from web.pipeline.ladder import queue_ladder_matches
+from web.pipeline.kinds.ladder import queue_ladder_matches
 from web.pipeline.tasks import reap_matches_task
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -29,10 +29,10 @@ from tests.web.matches.celery_worker import (
 from tests.web.test_end_to_end import sandbox_for_this_machine
 from web.bots.models import Bot, BotVersion, VersionStatus
 from web.bots.uploads import upload_version
-from web.matches.challenges import create_challenge
 from web.matches.models import Match, MatchStatus, RatingChange
 from web.pipeline.dispatch import send_match
-from web.pipeline.ladder import queue_ladder_matches
+from web.pipeline.kinds.challenge import create_challenge
+from web.pipeline.kinds.ladder import queue_ladder_matches
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

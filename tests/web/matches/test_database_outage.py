@@ -25,7 +25,7 @@ from tests.web.matches.celery_worker import (
 )
 from web.bots.models import Bot
 from web.matches.models import Match, MatchStatus, RatingChange
-from web.pipeline.ladder import queue_ladder_matches
+from web.pipeline.kinds.ladder import queue_ladder_matches
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

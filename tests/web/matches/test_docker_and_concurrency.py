@@ -22,8 +22,8 @@ from tests.web.matches.arena_helpers import (
 from web.bots.models import Bot
 from web.matches.models import Match, MatchStatus, RatingChange
 from web.pipeline import running
-from web.pipeline.lifecycle import RunResult
 from web.pipeline.recording import record_report
+from web.pipeline.transitions import RunResult
 from web.sandbox import SandboxKind, prepare_runner
 
 

@@ -24,7 +24,7 @@ from tests.web.matches.celery_worker import (
     wait_for,
 )
 from web.matches.models import Match, MatchStatus, RatingChange
-from web.pipeline.ladder import queue_ladder_matches
+from web.pipeline.kinds.ladder import queue_ladder_matches
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

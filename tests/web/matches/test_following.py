@@ -11,11 +11,12 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.utils import timezone
 
+from arena.contract import MatchKind
 from tests.web.factories import MatchFactory, VersionFactory, active_bot
 from web.bots.models import VersionStatus
-from web.matches.models import MatchKind, MatchStatus, RatingChange
+from web.matches.models import MatchStatus, RatingChange
+from web.matches.status import arena_figures, place_in_queue
 from web.matches.templatetags.when import ago, duration
-from web.pipeline.status import arena_figures, place_in_queue
 
 pytestmark = pytest.mark.django_db
 

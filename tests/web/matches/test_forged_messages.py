@@ -185,7 +185,7 @@ def test_a_forged_report_is_refused_and_the_genuine_one_is_then_recorded(
     assert isinstance(job, MatchJob)
     assert started(hosts.genuine, job)
     genuine = play_job(job, "process", "test-worker")
-    with caplog.at_level(logging.INFO, logger="web.pipeline.lifecycle"):
+    with caplog.at_level(logging.INFO, logger="web.pipeline.transitions"):
         assert match_report_task(forge(hosts, genuine)) == "refused"
     assert any(reason in line for line in refusals(caplog)), refusals(caplog)
     assert_nothing_recorded(match, bots)
@@ -229,7 +229,7 @@ def test_a_host_cannot_start_an_attempt_another_host_started(
     match = queued_match(bots)
     job = issue_job(match.pk)
     assert isinstance(job, MatchJob) and started(hosts.genuine, job)
-    with caplog.at_level(logging.INFO, logger="web.pipeline.lifecycle"):
+    with caplog.at_level(logging.INFO, logger="web.pipeline.transitions"):
         assert not started(hosts.other, job)
         assert not started(hosts.stranger, job)
     assert len(refusals(caplog)) == 2

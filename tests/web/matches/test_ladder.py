@@ -12,20 +12,22 @@ from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
+from arena.contract import MatchKind
+from cucumbers.games import GameName
 from tests.web.conftest import logged_in
 from tests.web.factories import active_bot
 from tests.web.matches.arena_helpers import ladder_bots
-from web.bots.models import Bot, Game
-from web.matches.models import Match, MatchKind, MatchStatus, RatingChange
-from web.pipeline import ladder
+from web.bots.models import Bot
+from web.matches.models import Match, MatchStatus, RatingChange
+from web.pipeline.kinds import ladder
 
 pytestmark = pytest.mark.django_db
 
 
 def test_the_top_up_keeps_the_target_queued_with_legal_distinct_tables(settings: object) -> None:
     settings.LADDER_MAX_PLAYERS = 4  # type: ignore[attr-defined]
-    ladder_bots(6, Game.FIVE_CUCUMBERS)
-    ladder_bots(1, Game.CONCOMBRE)  # alone on its ladder: no table
+    ladder_bots(6, GameName.FIVE_CUCUMBERS)
+    ladder_bots(1, GameName.CONCOMBRE)  # alone on its ladder: no table
     queued = ladder.top_up(target=3)
     # Whole deal sets (one match per seat rotation) until at least the target is queued.
     assert 3 <= queued["five-cucumbers"] <= 3 + 3 and queued["concombre"] == 0
@@ -38,7 +40,7 @@ def test_the_top_up_keeps_the_target_queued_with_legal_distinct_tables(settings:
     # Each table is built around its seed (seat index 0), a bot with the fewest games planned
     # before it. (Opponents are chosen by Elo with noise, so whether all six bots get a seat in
     # one planning run is chance; the long-run rate is tested in tests/arena/test_matchmaking.py.)
-    five = Bot.objects.filter(game=Game.FIVE_CUCUMBERS)
+    five = Bot.objects.filter(game=GameName.FIVE_CUCUMBERS)
     planned = dict.fromkeys(five.values_list("pk", flat=True), 0)
     for match in Match.objects.filter(rotation=0).order_by("pk"):  # one per table
         seats = list(match.participants.order_by("index").values_list("bot", flat=True))
@@ -56,7 +58,7 @@ def test_table_sizes_are_clipped_to_the_games_range(settings: object) -> None:
 def test_inactive_bots_and_bots_without_a_version_are_not_candidates() -> None:
     playing = ladder_bots(2)
     Bot.objects.filter(pk=playing[1].pk).update(active=False)
-    active_bot(name="other-game", game=Game.CONCOMBRE)
+    active_bot(name="other-game", game=GameName.CONCOMBRE)
     assert [c.bot_id for c in ladder.candidates("five-cucumbers")] == [playing[0].pk]
 
 
@@ -146,7 +148,7 @@ def test_the_api_refuses_bad_tables(
     mine, theirs, _ = challenge_setup(user, other_user)
     picks = {
         "self": [mine.pk],
-        "other-game": [active_bot(owner=other_user, game=Game.CONCOMBRE).pk],
+        "other-game": [active_bot(owner=other_user, game=GameName.CONCOMBRE).pk],
         "missing": [987654],
         "too-many": [theirs.pk] + [active_bot(owner=other_user).pk for _ in range(5)],
     }[opponents]
@@ -225,10 +227,10 @@ def test_a_challenge_refuses_a_number_of_games_out_of_range(
 def test_a_deal_set_is_one_match_per_seat_rotation_with_one_seed_and_seating(
     db: None, seats: int
 ) -> None:
-    from web.pipeline.ladder import create_deal_set
+    from web.pipeline.factory import create_deal_set
 
-    bots = [active_bot(name=f"d{seats}-{n}", game=Game.CONCOMBRE) for n in range(seats)]
-    matches = create_deal_set(Game.CONCOMBRE, MatchKind.LADDER, bots, rated=True, send=False)
+    bots = [active_bot(name=f"d{seats}-{n}", game=GameName.CONCOMBRE) for n in range(seats)]
+    matches = create_deal_set(GameName.CONCOMBRE, MatchKind.LADDER, bots, rated=True, send=False)
     assert [m.rotation for m in matches] == list(range(seats))
     assert {(m.duplicate, m.games_planned, m.seed, m.deal_set) for m in matches} == {
         (True, 5, matches[0].seed, matches[0].deal_set)  # MATCH_GAMES deals in each
@@ -244,8 +246,8 @@ def test_the_ladder_queues_deal_sets_and_each_job_plays_its_rotation(
     from web.pipeline.dispatch import issue_job
 
     settings.LADDER_MIN_PLAYERS = settings.LADDER_MAX_PLAYERS = 4  # type: ignore[attr-defined]
-    ladder_bots(4, Game.FIVE_CUCUMBERS)
-    matches = ladder.queue_ladder_matches(Game.FIVE_CUCUMBERS, 1, send=False)
+    ladder_bots(4, GameName.FIVE_CUCUMBERS)
+    matches = ladder.queue_ladder_matches(GameName.FIVE_CUCUMBERS, 1, send=False)
     assert [m.rotation for m in matches] == [0, 1, 2, 3]  # one table: the whole set
     for match in matches:
         job = issue_job(match.pk)
@@ -255,4 +257,4 @@ def test_the_ladder_queues_deal_sets_and_each_job_plays_its_rotation(
             match.games_planned,
         )
     # Matchmaking counts a deal set once, as one table.
-    assert {c.recent_games for c in ladder.candidates(Game.FIVE_CUCUMBERS)} == {1}
+    assert {c.recent_games for c in ladder.candidates(GameName.FIVE_CUCUMBERS)} == {1}

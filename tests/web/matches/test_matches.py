@@ -10,12 +10,14 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from arena.contract import MatchKind
 from cucumbers.faults import Fault, FaultKind
 from cucumbers.match import GameOutcome
 from tests.web.factories import MatchFactory, ParticipantFactory
 from tests.web.recorded import Entrant, record_series
-from web.matches.models import Match, MatchKind, MatchStatus
+from web.matches.models import Match, MatchStatus
 from web.matches.replays import StoredFiles, read_replay
+from web.pipeline import transitions
 from web.pipeline.recording import standings
 
 REPLAY = {"format": "cucumbers-replay/1", "game": "five-cucumbers", "seed": 5, "players": []}
@@ -61,8 +63,8 @@ def test_faults_are_counted_for_the_bot_in_that_seat() -> None:
 def test_only_one_caller_sends_a_queued_match_under_a_new_attempt() -> None:
     match = MatchFactory()
     first, second = uuid.uuid4(), uuid.uuid4()
-    assert Match.issue(match.pk, first)
-    assert not Match.issue(match.pk, second)
+    assert transitions.issue(match.pk, first)
+    assert not transitions.issue(match.pk, second)
     match.refresh_from_db()
     assert (match.status, match.attempts, match.attempt) == (MatchStatus.QUEUED, 1, first)
     assert match.sent_at is not None
@@ -72,7 +74,7 @@ def test_only_one_caller_sends_a_queued_match_under_a_new_attempt() -> None:
 def test_only_failed_matches_are_requeued() -> None:
     failed = MatchFactory(status=MatchStatus.FAILED, failure_reason="docker down")
     finished = MatchFactory(status=MatchStatus.FINISHED)
-    assert Match.requeue([failed.pk, finished.pk]) == 1
+    assert transitions.requeue([failed.pk, finished.pk]) == [failed.pk]
     failed.refresh_from_db()
     assert (failed.status, failed.failure_reason) == (MatchStatus.QUEUED, "")
 

@@ -35,9 +35,9 @@ from web.bots.models import Bot, BotVersion, VersionStatus
 from web.bots.uploads import upload_version
 from web.matches.models import Match, MatchStatus, Participant
 from web.matches.replays import read_outputs
-from web.pipeline.ladder import queue_ladder_matches
+from web.pipeline.kinds.ladder import queue_ladder_matches
+from web.pipeline.kinds.tournament import start
 from web.tournaments.entering import enter
-from web.tournaments.lifecycle import start
 
 GAME = "five-cucumbers"
 TALLY = re.compile(r"memory: recognised (\d+) hands, predicted (\d+) of (\d+) opponents' cards")

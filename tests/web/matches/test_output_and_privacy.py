@@ -12,11 +12,12 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
+from arena.contract import MatchKind
 from tests.web.conftest import logged_in
 from tests.web.factories import UserFactory, VersionFactory, active_bot
 from tests.web.matches.arena_helpers import queued_match
 from web.bots.models import Bot, VersionStatus
-from web.matches.models import Match, MatchKind
+from web.matches.models import Match
 from web.matches.privacy import WITHHELD
 from web.pipeline import running
 from web.sandbox import SandboxKind
@@ -96,7 +97,7 @@ def test_a_rotations_replays_and_output_are_held_until_its_whole_deal_set_is_pla
     user: User, staff: User, settings: object
 ) -> None:
     from web.matches.privacy import HELD_MESSAGE
-    from web.pipeline.ladder import create_deal_set
+    from web.pipeline.factory import create_deal_set
 
     settings.MATCH_GAMES = 2  # type: ignore[attr-defined]
     chatty = with_source(active_bot(owner=user, name="chatty"), CHATTY)

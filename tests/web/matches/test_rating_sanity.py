@@ -20,17 +20,17 @@ import time
 import pytest
 from django.core.management import call_command
 
-from cucumbers.games import rules_for
+from cucumbers.games import GameName, rules_for
 from cucumbers.play import PlayConfig, run_play
 from cucumbers.runners.base import BotSpec
 from web.bots.house import house_bot_name, house_source
-from web.bots.models import Bot, BotVersion, Game, VersionStatus
+from web.bots.models import Bot, BotVersion, VersionStatus
 from web.bots.uploads import upload_version
 from web.matches.models import Match, MatchStatus, RatingChange
 
 pytestmark = pytest.mark.django_db
 
-GAME = Game.FIVE_CUCUMBERS
+GAME = GameName.FIVE_CUCUMBERS
 BUILTINS = ("random", "lowest", "highest", "heuristic")
 #: Round robin of the true order: 1,000 four-player games take about a second in-process.
 ROUND_ROBIN_GAMES = 1000

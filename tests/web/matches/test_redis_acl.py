@@ -47,7 +47,7 @@ from tests.web.matches.private_redis import PrivateRedis
 from web.bots.models import BotVersion, VersionStatus
 from web.bots.uploads import upload_version
 from web.matches.models import Match, MatchStatus, RatingChange
-from web.pipeline.ladder import queue_ladder_matches
+from web.pipeline.kinds.ladder import queue_ladder_matches
 
 ADMIN = "acl-test-admin"
 

@@ -21,9 +21,9 @@ from tests.web.matches.arena_helpers import make_active, queued_match
 from web.bots.models import Bot, VersionStatus
 from web.matches.models import Match, MatchStatus
 from web.pages.versions import NotPlayable, activate
-from web.pipeline.lifecycle import RunResult
 from web.pipeline.retirement import fault_record
 from web.pipeline.running import run_match
+from web.pipeline.transitions import RunResult
 from web.sandbox import SandboxKind
 
 pytestmark = pytest.mark.django_db

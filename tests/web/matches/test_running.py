@@ -26,8 +26,8 @@ from web.bots.models import Bot, VersionStatus
 from web.matches.models import Match, MatchStatus, RatingChange
 from web.pipeline import running
 from web.pipeline.dispatch import issue_job
-from web.pipeline.lifecycle import RunResult
-from web.pipeline.validation import promote
+from web.pipeline.kinds.validation import promote
+from web.pipeline.transitions import RunResult
 from web.sandbox import SandboxKind
 
 pytestmark = pytest.mark.django_db

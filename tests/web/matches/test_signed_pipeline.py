@@ -41,7 +41,7 @@ from web.bots.models import Bot
 from web.matches.models import Match, MatchGame, MatchStatus, RatingChange
 from web.pipeline.dispatch import send_match
 from web.pipeline.jobs import job_for
-from web.pipeline.ladder import queue_ladder_matches
+from web.pipeline.kinds.ladder import queue_ladder_matches
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -1,4 +1,4 @@
-"""Honest waiting figures (web/pipeline/upload_waits.py, version_wait.py): the arena page and
+"""Honest waiting figures (web/matches/upload_waits.py, version_wait.py): the arena page and
 ``GET /api/arena/`` count the versions still waiting with their wait so far and leave the
 house's bots out; a bot page tells a waiting version's place in its queue and an estimate."""
 
@@ -11,11 +11,12 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.utils import timezone
 
+from arena.contract import MatchKind
 from tests.web.factories import BotFactory, MatchFactory, UserFactory, VersionFactory
 from web.bots.house import HOUSE_USERNAME
 from web.bots.models import Bot, BotVersion, VersionStatus
-from web.matches.models import MatchKind, MatchStatus, RatingChange
-from web.pipeline.status import arena_figures
+from web.matches.models import MatchStatus, RatingChange
+from web.matches.status import arena_figures
 
 pytestmark = pytest.mark.django_db
 

@@ -23,8 +23,8 @@ from web.bots.models import Bot, VersionStatus
 from web.bots.uploads import upload_version
 from web.notifications.mail import unsubscribe_token
 from web.notifications.models import NoticeKind, OptOut
-from web.pipeline.lifecycle import RunResult
 from web.pipeline.running import run_match, validate_version
+from web.pipeline.transitions import RunResult
 from web.sandbox import SandboxKind
 
 pytestmark = pytest.mark.django_db
@@ -153,8 +153,8 @@ def test_a_finished_tournament_mails_each_owner_their_bots_places(
     django_capture_on_commit_callbacks: Commits,
 ) -> None:
     from tests.web.tournaments.helpers import HIGHEST, LOWEST, open_tournament, playing_bot
+    from web.pipeline.kinds.tournament import start
     from web.tournaments.entering import enter
-    from web.tournaments.lifecycle import start
     from web.tournaments.models import TournamentStatus
     from web.tournaments.tasks import tell_entrants_task
 

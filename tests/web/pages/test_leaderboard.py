@@ -12,8 +12,9 @@ from django.contrib.staticfiles import finders
 from django.test import Client
 from django.urls import reverse
 
+from cucumbers.games import GameName
 from tests.web.factories import BotFactory, active_bot, make_bots
-from web.bots.models import Bot, Game
+from web.bots.models import Bot
 from web.sandbox import SandboxKind
 
 pytestmark = pytest.mark.django_db
@@ -39,7 +40,7 @@ def test_every_page_carries_the_logo_and_the_favicon_from_static_files(client: C
 
 def test_only_listed_bots_of_that_game_appear(client: Client) -> None:
     active_bot(name="fc-bot")
-    active_bot(name="cc-bot", game=Game.CONCOMBRE)
+    active_bot(name="cc-bot", game=GameName.CONCOMBRE)
     active_bot(name="resting", active=False)
     BotFactory(name="unvalidated")
     page = client.get("/").content.decode()
@@ -99,7 +100,7 @@ def test_the_leaderboard_of_10000_bots_takes_a_few_queries(
     assert rows[0][0] == 149 * 50 + 1
     ratings = [bot.rating for _, bot in rows]
     assert ratings == sorted(ratings, reverse=True)
-    plan = Bot.objects.on_leaderboard(Game.FIVE_CUCUMBERS)[7450:7500].explain()
+    plan = Bot.objects.on_leaderboard(GameName.FIVE_CUCUMBERS)[7450:7500].explain()
     assert "bot_leaderboard" in plan, plan
 
 

@@ -9,9 +9,10 @@ from django.contrib.auth.models import User
 from django.core.files.base import ContentFile
 from django.utils import timezone
 
+from cucumbers.games import GameName
 from tests.web.factories import UserFactory
 from web.bots.house import HOUSE_USERNAME, house_source
-from web.bots.models import Bot, BotVersion, Game, VersionStatus
+from web.bots.models import Bot, BotVersion, VersionStatus
 from web.tournaments.models import Tournament
 
 HIGHEST = b"def play(view):\n    return max(view.legal)\n"
@@ -23,7 +24,7 @@ def open_tournament(**fields: object) -> Tournament:
     now = timezone.now()
     values: dict[str, object] = {
         "name": "Winter cup",
-        "game": Game.FIVE_CUCUMBERS,
+        "game": GameName.FIVE_CUCUMBERS,
         "table_size_min": 3,
         "table_size_max": 3,
         "deals_per_table": 2,
@@ -35,7 +36,7 @@ def open_tournament(**fields: object) -> Tournament:
     return Tournament.objects.create(**values)
 
 
-def playing_bot(owner: User, name: str, source: bytes, game: str = Game.FIVE_CUCUMBERS) -> Bot:
+def playing_bot(owner: User, name: str, source: bytes, game: str = GameName.FIVE_CUCUMBERS) -> Bot:
     """A bot with an active version of ``source`` (as if validated)."""
     bot = Bot.objects.create(owner=owner, name=name, game=game)
     version = BotVersion.objects.create(
@@ -52,6 +53,6 @@ def playing_bot(owner: User, name: str, source: bytes, game: str = Game.FIVE_CUC
     return bot
 
 
-def house_bot(builtin: str, game: str = Game.FIVE_CUCUMBERS) -> Bot:
+def house_bot(builtin: str, game: str = GameName.FIVE_CUCUMBERS) -> Bot:
     house = UserFactory(username=HOUSE_USERNAME)
     return playing_bot(house, f"{builtin}-{game}", house_source(builtin).encode(), game)

@@ -10,8 +10,8 @@ from django.test import Client
 from tests.web.conftest import logged_in
 from tests.web.factories import GOOD_BOT, UserFactory
 from tests.web.tournaments.helpers import open_tournament, playing_bot
+from web.pipeline.kinds.tournament import start
 from web.tournaments.entering import enter
-from web.tournaments.lifecycle import start
 from web.tournaments.models import Tournament
 
 pytestmark = pytest.mark.django_db

@@ -9,16 +9,18 @@ import pytest
 from django.contrib.auth.models import User
 from django.utils import timezone
 
+from cucumbers.games import GameName
 from tests.web.factories import GOOD_BOT, StaffFactory, UserFactory
 from tests.web.test_abuse_limits import at_once
 from tests.web.tournaments.helpers import house_bot, open_tournament, playing_bot
-from web.bots.models import Bot, Game
-from web.tournaments.entering import EntryError, EntryProblem, enter, withdraw
+from web.bots.models import Bot
+from web.refusals import Problem
+from web.tournaments.entering import EntryError, enter, withdraw
 
 pytestmark = pytest.mark.django_db
 
 
-def refused(problem: EntryProblem, *args: object) -> str:
+def refused(problem: Problem, *args: object) -> str:
     with pytest.raises(EntryError) as caught:
         enter(*args)  # type: ignore[arg-type]
     assert caught.value.problem is problem
@@ -37,8 +39,8 @@ def test_one_bot_per_owner_and_each_bot_once(user: User) -> None:
     first = playing_bot(user, "first", GOOD_BOT)
     second = playing_bot(user, "second", GOOD_BOT)
     enter(user, tournament.pk, first.pk)
-    assert "already entered" in refused(EntryProblem.ALREADY_ENTERED, user, tournament.pk, first.pk)
-    message = refused(EntryProblem.ALREADY_ENTERED, user, tournament.pk, second.pk)
+    assert "already entered" in refused(Problem.ALREADY_ENTERED, user, tournament.pk, first.pk)
+    message = refused(Problem.ALREADY_ENTERED, user, tournament.pk, second.pk)
     assert "One bot per owner" in message and "alice/first" in message
 
 
@@ -54,20 +56,20 @@ def test_the_house_enters_all_its_bots_and_staff_may_enter_them(staff: User) -> 
 def test_another_owners_bot_is_neither_entered_nor_told_of(user: User, other_user: User) -> None:
     tournament = open_tournament()
     theirs = playing_bot(other_user, "theirs", GOOD_BOT)
-    refused(EntryProblem.UNKNOWN_BOT, user, tournament.pk, theirs.pk)
-    refused(EntryProblem.UNKNOWN_BOT, user, tournament.pk, 10**9)
+    refused(Problem.UNKNOWN_BOT, user, tournament.pk, theirs.pk)
+    refused(Problem.UNKNOWN_BOT, user, tournament.pk, 10**9)
     # Staff see every bot, but enter only their own and the house's.
-    refused(EntryProblem.FOREIGN_BOT, StaffFactory(username="root"), tournament.pk, theirs.pk)
+    refused(Problem.FOREIGN_BOT, StaffFactory(username="root"), tournament.pk, theirs.pk)
     assert not tournament.entries.exists()
 
 
 def test_a_bot_of_another_game_or_without_an_active_version_is_refused(user: User) -> None:
     tournament = open_tournament()
-    concombre = playing_bot(user, "concombre", GOOD_BOT, game=Game.CONCOMBRE)
-    message = refused(EntryProblem.GAME_MISMATCH, user, tournament.pk, concombre.pk)
+    concombre = playing_bot(user, "concombre", GOOD_BOT, game=GameName.CONCOMBRE)
+    message = refused(Problem.GAME_MISMATCH, user, tournament.pk, concombre.pk)
     assert "Five Cucumbers tournament" in message
-    waiting = Bot.objects.create(owner=user, name="waiting", game=Game.FIVE_CUCUMBERS)
-    assert "no active version" in refused(EntryProblem.NOT_PLAYING, user, tournament.pk, waiting.pk)
+    waiting = Bot.objects.create(owner=user, name="waiting", game=GameName.FIVE_CUCUMBERS)
+    assert "no active version" in refused(Problem.NOT_PLAYING, user, tournament.pk, waiting.pk)
 
 
 def test_entries_close_at_the_deadline_and_withdrawals_with_them(user: User) -> None:
@@ -78,9 +80,9 @@ def test_entries_close_at_the_deadline_and_withdrawals_with_them(user: User) -> 
     tournament.save()
     with pytest.raises(EntryError) as caught:
         withdraw(user, tournament.pk, entry.pk)
-    assert caught.value.problem is EntryProblem.CLOSED
+    assert caught.value.problem is Problem.CLOSED
     entry.delete()
-    assert "closed" in refused(EntryProblem.CLOSED, user, tournament.pk, bot.pk)
+    assert "closed" in refused(Problem.CLOSED, user, tournament.pk, bot.pk)
 
 
 def test_an_owner_withdraws_their_entry_and_nobody_else_can(user: User, other_user: User) -> None:
@@ -88,7 +90,7 @@ def test_an_owner_withdraws_their_entry_and_nobody_else_can(user: User, other_us
     entry = enter(user, tournament.pk, playing_bot(user, "mine", GOOD_BOT).pk)
     with pytest.raises(EntryError) as caught:
         withdraw(other_user, tournament.pk, entry.pk)
-    assert caught.value.problem is EntryProblem.UNKNOWN_ENTRY
+    assert caught.value.problem is Problem.UNKNOWN_ENTRY
     withdraw(user, tournament.pk, entry.pk)
     assert not tournament.entries.exists()
     # Withdrawn, the owner may enter another bot.
@@ -102,4 +104,4 @@ def test_parallel_entries_of_one_owners_bots_enter_exactly_one(transactional_db:
     outcomes = at_once(len(bots), lambda i: enter(owner, tournament.pk, bots[i].pk))
     refusals = [o for o in outcomes if isinstance(o, EntryError)]
     assert tournament.entries.count() == 1
-    assert len(refusals) == 7 and {e.problem for e in refusals} == {EntryProblem.ALREADY_ENTERED}
+    assert len(refusals) == 7 and {e.problem for e in refusals} == {Problem.ALREADY_ENTERED}

@@ -13,17 +13,17 @@ import pytest
 from django.contrib.auth.models import User
 from django.utils import timezone
 
-from arena.broker import TOURNAMENT_QUEUE
+from arena.broker import TOURNAMENT_QUEUE, queue_for
+from arena.contract import MatchKind
 from tests.web.factories import GOOD_BOT, UserFactory
 from tests.web.tournaments.helpers import HIGHEST, LOWEST, house_bot, open_tournament, playing_bot
 from web.bots.models import BotVersion, VersionStatus
-from web.matches.models import Match, MatchKind, MatchStatus, RatingChange
-from web.pipeline.dispatch import queue_for
-from web.pipeline.lifecycle import RunResult, fail
+from web.matches.models import Match, MatchStatus, RatingChange
+from web.pipeline.kinds.tournament import advance, start
 from web.pipeline.running import run_match
+from web.pipeline.transitions import RunResult, fail
 from web.sandbox import SandboxKind
 from web.tournaments.entering import enter
-from web.tournaments.lifecycle import advance, start
 from web.tournaments.models import TournamentStatus
 from web.tournaments.standings import standings
 

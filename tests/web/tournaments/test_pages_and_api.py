@@ -15,11 +15,11 @@ from pytest_django.asserts import assertContains, assertNotContains
 from tests.web.conftest import logged_in
 from tests.web.factories import GOOD_BOT, UserFactory
 from tests.web.tournaments.helpers import HIGHEST, LOWEST, open_tournament, playing_bot
-from web.pipeline.lifecycle import RunResult
+from web.pipeline.kinds.tournament import start
 from web.pipeline.running import run_match
+from web.pipeline.transitions import RunResult
 from web.sandbox import SandboxKind
 from web.tournaments.entering import enter
-from web.tournaments.lifecycle import start
 from web.tournaments.models import Tournament
 
 pytestmark = pytest.mark.django_db(transaction=True)

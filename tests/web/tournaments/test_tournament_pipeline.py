@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.contract import MatchKind
 from tests.web.factories import UserFactory
 from tests.web.matches.celery_worker import (
     arena_env,
@@ -26,9 +27,9 @@ from tests.web.tournaments.helpers import HIGHEST, LOWEST, open_tournament
 from web.bots.house import HOUSE_USERNAME, house_source
 from web.bots.models import BotVersion, VersionStatus
 from web.bots.uploads import upload_version
-from web.matches.models import Match, MatchKind, MatchStatus
+from web.matches.models import Match, MatchStatus
+from web.pipeline.kinds.tournament import start
 from web.tournaments.entering import enter
-from web.tournaments.lifecycle import start
 from web.tournaments.models import Tournament, TournamentStatus
 from web.tournaments.standings import standings
 

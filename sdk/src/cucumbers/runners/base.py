@@ -11,10 +11,12 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from types import TracebackType
 from typing import ClassVar
 
 from ..faults import BotFault
+from ..loader import BUILTIN_PREFIX
 from ..view import GameResult, GameStart, RoundResult, View
 
 MIB = 1024 * 1024
@@ -68,7 +70,7 @@ class BotSpec:
     @classmethod
     def parse(cls, source: str) -> BotSpec:
         """A spec named after its source (``builtin:random`` or the file's stem)."""
-        if source.startswith("builtin:"):
+        if source.startswith(BUILTIN_PREFIX):
             return cls(source, source)
         stem = source.rsplit("/", 1)[-1].removesuffix(".py")
         return cls(source, stem)
@@ -112,11 +114,23 @@ class BotClient(ABC):
         return None
 
 
+class RunnerName(StrEnum):
+    """Every runner's ``--sandbox`` name, declared once: the SDK's two, and the arena's
+    Docker sandbox (``arena.sandbox.runner`` registers it with ``register_runner``)."""
+
+    #: In this process: trusted code only (the SDK's own tests and benchmarks).
+    NONE = "none"
+    #: Each bot in a subprocess: not isolated, for one's own desk.
+    PROCESS = "process"
+    #: Each bot in its own container: the platform's sandbox.
+    DOCKER = "docker"
+
+
 class Runner(ABC):
     """Starts bots for a match and cleans up after it. Use as a context manager."""
 
     #: The name used by ``--sandbox``.
-    name: ClassVar[str]
+    name: ClassVar[RunnerName]
 
     def __init__(self, limits: Limits | None = None) -> None:
         self.limits = limits or Limits()

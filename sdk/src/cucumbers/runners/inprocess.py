@@ -12,7 +12,7 @@ from ..bot import Bot
 from ..faults import BotFault, FaultKind
 from ..loader import BotLoadError, describe_exception, load_bot
 from ..view import GameResult, GameStart, RoundResult, View
-from .base import BotClient, BotSpec, Limits, Runner
+from .base import BotClient, BotSpec, Limits, Runner, RunnerName
 from .output import OutputTail, TextTail
 
 _NO_OP_HOOKS = {Bot.start_game, Bot.end_round, Bot.end_game}
@@ -93,7 +93,7 @@ class InProcessClient(BotClient):
 class InProcessRunner(Runner):
     """``--sandbox none``: every bot is an object in this process."""
 
-    name = "none"
+    name = RunnerName.NONE
 
     def _start(self, specs: Sequence[BotSpec]) -> list[BotClient]:
         return [InProcessClient(spec, self.limits) for spec in specs]

@@ -14,6 +14,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from ..loader import BUILTIN_PREFIX
 from . import reaper
 from .base import Limits
 from .hostproc import HostProcess, Launch, remove_tree
@@ -52,7 +53,7 @@ def host_environment(home: str) -> dict[str, str]:
 
 def host_command(source: str) -> list[str]:
     """The command that runs a host for ``source`` (a file path or ``builtin:NAME``)."""
-    if not source.startswith("builtin:"):
+    if not source.startswith(BUILTIN_PREFIX):
         source = os.path.abspath(source)  # the host runs in its own directory
     # -u: unbuffered, so output is in the pipe before the answer that follows it;
     # -P: the host's working directory (the bot's) is not put on sys.path.

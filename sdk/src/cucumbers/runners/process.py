@@ -49,7 +49,7 @@ from ..protocol import (
 )
 from ..view import GameResult, GameStart, RoundResult, View
 from . import reaper
-from .base import BotClient, BotSpec, Limits, Runner
+from .base import BotClient, BotSpec, Limits, Runner, RunnerName
 from .hostproc import ChannelClosed, ChannelTimeout, HostChannel
 from .local import LocalHost, belongs_to_live_host
 from .output import OutputTail
@@ -244,7 +244,7 @@ class ProcessRunner(Runner):
     orphans behind must reap them itself.
     """
 
-    name = "process"
+    name = RunnerName.PROCESS
 
     def __init__(self, limits: Limits | None = None) -> None:
         super().__init__(limits)

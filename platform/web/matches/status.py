@@ -11,9 +11,10 @@ from datetime import timedelta
 from django.db.models import Count, Sum
 from django.utils import timezone
 
-from web.matches.models import Match, MatchKind, MatchStatus
+from arena.broker import queue_for
+from arena.contract import MatchKind
+from web.matches.models import Match, MatchStatus
 
-from .dispatch import queue_for
 from .upload_waits import WaitSpread, upload_waits
 
 RECENT_FAILURES = 20
@@ -58,7 +59,7 @@ def pipeline_status() -> PipelineStatus:
 def place_in_queue(match: Match) -> int:
     """How many queued matches of the same queue are ahead of ``match`` (the arena takes a
     queue oldest first: validations and challenges share one, ladder matches the other)."""
-    same_queue = [kind for kind in MatchKind.values if queue_for(kind) == queue_for(match.kind)]
+    same_queue = [kind for kind in MatchKind if queue_for(kind) == queue_for(match.kind)]
     ahead = Match.objects.filter(status=MatchStatus.QUEUED, kind__in=same_queue, pk__lt=match.pk)
     return ahead.count()
 

@@ -1,12 +1,12 @@
 """Challenges: a user asks for an unrated match between one of their bots and bots they
-pick. One service for the form and the API; each refusal has a code and an HTTP status."""
+pick (``CHALLENGES_PER_HOUR``, 1 to ``CHALLENGE_MAX_GAMES`` games). One service for the
+form and the API; each refusal has a code and an HTTP status. Nothing follows from its
+outcome but the match page."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import timedelta
-from enum import StrEnum
-from http import HTTPStatus
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -14,39 +14,18 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
+from arena.contract import MatchKind
 from cucumbers.games import rules_for
 from web.bots.models import Bot
-from web.pipeline.ladder import create_match
-from web.refusals import Refusal
+from web.matches.models import Match
+from web.refusals import Problem, Refusal
 
-from .models import Match, MatchKind
-
-
-class ChallengeProblem(StrEnum):
-    UNKNOWN_BOT = "unknown_bot"
-    FOREIGN_BOT = "foreign_bot"
-    NOT_PLAYING = "not_playing"
-    GAME_MISMATCH = "game_mismatch"
-    DUPLICATE_BOT = "duplicate_bot"
-    TABLE_SIZE = "table_size"
-    TOO_MANY_CHALLENGES = "too_many_challenges"
-    BAD_GAMES = "bad_games"
-
-
-HTTP_STATUS: Mapping[str, HTTPStatus] = {
-    ChallengeProblem.UNKNOWN_BOT: HTTPStatus.NOT_FOUND,
-    ChallengeProblem.FOREIGN_BOT: HTTPStatus.FORBIDDEN,
-    ChallengeProblem.NOT_PLAYING: HTTPStatus.CONFLICT,
-    # As an upload that names the wrong game: in conflict with what the bot is.
-    ChallengeProblem.GAME_MISMATCH: HTTPStatus.CONFLICT,
-    ChallengeProblem.TOO_MANY_CHALLENGES: HTTPStatus.TOO_MANY_REQUESTS,
-}
+from ..factory import create_match
+from ..kind import KindPolicy
 
 
 class ChallengeError(Refusal):
     """A challenge refused before anything was queued; ``message`` is for the user."""
-
-    statuses = HTTP_STATUS
 
 
 def challenges_last_hour(user: User) -> int:
@@ -62,36 +41,34 @@ def create_challenge(
     largest = settings.CHALLENGE_MAX_GAMES
     if games is not None and not 1 <= games <= largest:
         raise ChallengeError(
-            ChallengeProblem.BAD_GAMES, f"A challenge plays 1 to {largest} games, not {games}."
+            Problem.BAD_GAMES, f"A challenge plays 1 to {largest} games, not {games}."
         )
     ids = [bot_id, *opponent_ids]
     if len(set(ids)) != len(ids):
-        raise ChallengeError(ChallengeProblem.DUPLICATE_BOT, "Each bot may play only once.")
+        raise ChallengeError(Problem.DUPLICATE_BOT, "Each bot may play only once.")
     with transaction.atomic():
         # Lock the user's row: two requests at once cannot both slip under the quota.
         get_user_model().objects.select_for_update().get(pk=user.pk)
         found = Bot.objects.select_related("owner", "active_version").in_bulk(ids)
         if len(found) != len(ids):
-            raise ChallengeError(ChallengeProblem.UNKNOWN_BOT, "No such bot.")
+            raise ChallengeError(Problem.UNKNOWN_BOT, "No such bot.")
         bots = [found[i] for i in ids]
         mine = bots[0]
         if mine.owner_id != user.pk:
-            raise ChallengeError(
-                ChallengeProblem.FOREIGN_BOT, "You can challenge with your own bots only."
-            )
+            raise ChallengeError(Problem.FOREIGN_BOT, "You can challenge with your own bots only.")
         for bot in bots:
             if not bot.on_leaderboard:
                 raise ChallengeError(
-                    ChallengeProblem.NOT_PLAYING, f"{bot} has no active version or is inactive."
+                    Problem.NOT_PLAYING, f"{bot} has no active version or is inactive."
                 )
             if bot.game != mine.game:
                 raise ChallengeError(
-                    ChallengeProblem.GAME_MISMATCH, f"{bot} plays {bot.get_game_display()}."
+                    Problem.GAME_MISMATCH, f"{bot} plays {bot.get_game_display()}."
                 )
         rules = rules_for(mine.game)
         if not rules.min_players <= len(bots) <= rules.max_players:
             raise ChallengeError(
-                ChallengeProblem.TABLE_SIZE,
+                Problem.TABLE_SIZE,
                 f"{mine.get_game_display()} is played by {rules.min_players} to"
                 f" {rules.max_players} bots: pick {rules.min_players - 1} to"
                 f" {rules.max_players - 1} opponents.",
@@ -99,9 +76,15 @@ def create_challenge(
         quota = settings.CHALLENGES_PER_HOUR
         if challenges_last_hour(user) >= quota:
             raise ChallengeError(
-                ChallengeProblem.TOO_MANY_CHALLENGES,
+                Problem.TOO_MANY_CHALLENGES,
                 f"You can ask for {quota} challenges per hour; try again later.",
             )
         return create_match(
             mine.game, MatchKind.CHALLENGE, bots, rated=False, requested_by=user, games=games
         )
+
+
+class ChallengePolicy(KindPolicy):
+    """Unrated: its result is only shown."""
+
+    kind = MatchKind.CHALLENGE

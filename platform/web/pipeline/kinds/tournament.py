@@ -1,24 +1,29 @@
-"""A tournament's life: started when due (entries frozen, the whole schedule queued), finished
-when its last match ends. Beat's ``tournaments.advance`` does both every minute; the
-pipeline's :data:`~web.pipeline.signals.match_ended` finishes an event at once.
+"""Tournament matches: a tournament started when due (entries frozen, the whole schedule
+queued, each table a deal set), rated when the event is, finished when its last match ends
+(at once, from this kind's ``ended`` hook; beat's ``tournaments.advance`` starts the events
+that are due and finishes any whose end was not heard). Entries and standings are the
+tournaments app's (``web.tournaments``).
 """
 
 from __future__ import annotations
 
 import logging
-import random
+from collections.abc import Sequence
 
 from django.db import transaction
 from django.utils import timezone
 
+from arena.contract import MatchKind
 from arena.schedule import ScheduleError, TableSizes, default_rounds, plan_rounds
-from cucumbers.match import SEED_BITS, derive_seed
+from cucumbers.match import GameOutcome, derive_seed
 from web.bots.models import Bot
-from web.matches.models import Match, MatchKind, MatchStatus
-from web.pipeline.ladder import create_deal_set
+from web.matches.models import Match, MatchStatus, Participant
+from web.tournaments.models import Entry, Tournament, TournamentMatch, TournamentStatus
+from web.tournaments.notices import tell_entrants
 
-from .models import Entry, Tournament, TournamentMatch, TournamentStatus
-from .notices import tell_entrants
+from ..factory import create_deal_set
+from ..kind import KindPolicy
+from ..rating import rate
 
 logger = logging.getLogger(__name__)
 
@@ -117,17 +122,21 @@ def advance() -> dict[str, int]:
     return {"started": len(started), "finished": len(finished)}
 
 
-def on_match_ended(sender: object, match_id: int, kind: str, **kwargs: object) -> None:
-    """The pipeline's :data:`~web.pipeline.signals.match_ended`: a tournament's last match
-    finishes the tournament."""
-    if kind != MatchKind.TOURNAMENT:
-        return
-    row = TournamentMatch.objects.filter(match_id=match_id).values_list("tournament_id", flat=True)
-    tournament_id = row.first()
-    if tournament_id is not None:
-        finish_if_done(tournament_id)
+class TournamentPolicy(KindPolicy):
+    """Rated when the event is; the event's last match ends the event."""
 
+    kind = MatchKind.TOURNAMENT
 
-def new_seed() -> int:
-    """A tournament's seed, as wide as a match's (``SEED_BITS``)."""
-    return random.SystemRandom().getrandbits(SEED_BITS)
+    def recorded(
+        self, match: Match, participants: Sequence[Participant], outcomes: Sequence[GameOutcome]
+    ) -> None:
+        if match.rated:
+            rate(match, participants, outcomes)
+
+    def ended(self, match_id: int) -> None:
+        row = TournamentMatch.objects.filter(match_id=match_id).values_list(
+            "tournament_id", flat=True
+        )
+        tournament_id = row.first()
+        if tournament_id is not None:
+            finish_if_done(tournament_id)

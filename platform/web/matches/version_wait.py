@@ -19,10 +19,11 @@ from operator import attrgetter
 from django.db.models import Q
 from django.utils import timezone
 
+from arena.broker import queue_for
+from arena.contract import MatchKind
 from web.bots.models import PENDING_STATUSES, Bot, BotVersion
-from web.matches.models import Match, MatchKind, MatchStatus, RatingChange
 
-from .dispatch import queue_for
+from .models import Match, MatchStatus, RatingChange
 from .status import place_in_queue
 
 
@@ -56,7 +57,7 @@ def seconds_per_match(kinds: list[str]) -> float | None:
 
 
 def _same_queue(kind: str) -> list[str]:
-    return [k for k in MatchKind.values if queue_for(k) == queue_for(kind)]
+    return [k.value for k in MatchKind if queue_for(k) == queue_for(kind)]
 
 
 def _wait(

@@ -1,3 +1,7 @@
+"""Staff's view of matches: read-only but for what the pipeline lets staff do (requeue a
+failed match, through :func:`web.pipeline.transitions.requeue`). A match's status is never
+edited here: only the pipeline's moves write it."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -6,9 +10,10 @@ from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from web.pipeline.dispatch import send_match_on_commit
+from web.matches.models import Match, MatchGame, MatchStatus, Participant
 
-from .models import Match, MatchGame, MatchStatus, Participant
+from . import transitions
+from .dispatch import send_match_on_commit
 
 
 class ParticipantInline(admin.TabularInline):  # type: ignore[type-arg]  # not generic at run time
@@ -47,6 +52,10 @@ class MatchAdmin(admin.ModelAdmin):  # type: ignore[type-arg]  # not generic at 
     )
     list_filter = ("status", "kind", "game", "rated")
     readonly_fields = (
+        "status",
+        "failure_reason",
+        "sent_at",
+        "retry_at",
         "seed",
         "created_at",
         "started_at",
@@ -75,7 +84,10 @@ class MatchAdmin(admin.ModelAdmin):  # type: ignore[type-arg]  # not generic at 
     def requeue_failed(self, request: HttpRequest, queryset: QuerySet[Match]) -> None:
         # Only failed ones go back; each gets its task again once the UPDATE committed.
         failed = list(queryset.filter(status=MatchStatus.FAILED).values_list("pk", flat=True))
-        count = Match.requeue(failed)
-        for match_id in failed:
+        requeued = transitions.requeue(failed)
+        for match_id in requeued:
             send_match_on_commit(match_id)
-        self.message_user(request, f"{count} failed match(es) queued again.")
+        self.message_user(request, f"{len(requeued)} failed match(es) queued again.")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # matches are queued by the pipeline's kinds, never by hand

@@ -22,14 +22,15 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from cucumbers.games import GameName
 from web.bots.house import HOUSE_USERNAME
-from web.bots.models import Bot, Game
+from web.bots.models import GAMES, Bot
 from web.matches.models import MatchStatus
+from web.pipeline.kinds.tournament import start
 from web.pipeline.running import run_match
 from web.sandbox import SandboxKind
 from web.tournaments.entering import EntryError, enter
-from web.tournaments.lifecycle import new_seed, start
-from web.tournaments.models import Tournament, TournamentStatus
+from web.tournaments.models import Tournament, TournamentStatus, new_seed
 from web.tournaments.standings import standings
 
 
@@ -63,7 +64,7 @@ class Command(BaseCommand):
         run = commands.add_parser("run", help="create, enter and play one now")
         for command in (create, run):
             command.add_argument("--name", required=True)
-            command.add_argument("--game", choices=Game.values, default=Game.FIVE_CUCUMBERS)
+            command.add_argument("--game", choices=GAMES, default=GameName.FIVE_CUCUMBERS)
             command.add_argument("--tables", default="4", help="table size or range (3-5)")
             command.add_argument("--deals", type=int, default=2, help="deal seeds per table")
             command.add_argument("--rounds", type=int, help="default: enough to meet everyone")

@@ -1,6 +1,6 @@
 """Pages of the arena: the challenge page (``POST /api/challenges/`` is the API's), the
-public arena page and the staff status page. Thin: the work is in ``challenges.py`` and
-``web/pipeline/status.py``."""
+public arena page and the staff status page. Thin: the work is in ``kinds/challenge.py`` and
+``web/matches/status.py``."""
 
 from __future__ import annotations
 
@@ -14,13 +14,13 @@ from django.db.models import Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
+from arena.contract import MatchKind
 from web.bots.access import public_bot
 from web.bots.models import Bot
-from web.pipeline.status import arena_figures, pipeline_status
+from web.matches.status import arena_figures, pipeline_status
 from web.users import signed_in
 
-from .challenges import ChallengeError, create_challenge
-from .models import MatchKind
+from .kinds.challenge import ChallengeError, create_challenge
 
 #: Bots a search on the challenge page shows at most.
 SEARCH_RESULTS = 30

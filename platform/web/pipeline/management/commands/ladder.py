@@ -10,10 +10,10 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from web.bots.models import Bot, Game
-from web.pipeline.ladder import queue_ladder_matches
-from web.pipeline.lifecycle import RunResult
+from web.bots.models import GAMES, Bot
+from web.pipeline.kinds.ladder import queue_ladder_matches
 from web.pipeline.running import run_match
+from web.pipeline.transitions import RunResult
 from web.sandbox import SandboxKind
 
 
@@ -22,7 +22,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--matches", type=int, required=True, help="how many matches")
-        parser.add_argument("--game", choices=Game.values, help="one game (default: both)")
+        parser.add_argument("--game", choices=GAMES, help="one game (default: both)")
         parser.add_argument("--sandbox", choices=[k.value for k in SandboxKind])
         parser.add_argument("--seed", type=int, help="matchmaking seed, for a repeatable run")
 
@@ -30,7 +30,7 @@ class Command(BaseCommand):
         total = options["matches"]
         if total < 1:
             raise CommandError("--matches must be at least 1")
-        games = [options["game"]] if options["game"] else list(Game.values)
+        games = [options["game"]] if options["game"] else list(GAMES)
         sandbox = SandboxKind(options["sandbox"]) if options["sandbox"] else None
         rng = random.Random(options["seed"])
         results: dict[RunResult, int] = {}

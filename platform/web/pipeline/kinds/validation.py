@@ -1,6 +1,6 @@
-"""Validation: a new version's first match, a match like the others (the same job, report
-and recording: :mod:`web.pipeline.running`; the version's states while its match moves
-are in :mod:`web.pipeline.lifecycle`). Its policy is here:
+"""Validation: a new version's first match, a match like the others (the same job, report,
+recording and moves: :mod:`web.pipeline.running`, :mod:`web.pipeline.transitions`). Its
+whole policy is here:
 
 - who it plays: built-in opponents (``VALIDATION_OPPONENTS``), unrated, ``VALIDATION_GAMES``
   games from a seed derived from the version, stopping after the candidate's first fault;
@@ -22,15 +22,18 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from arena.contract import MatchKind
 from cucumbers.games import rules_for
 from cucumbers.match import GameOutcome, derive_seed
 from web.bots.models import Bot, BotVersion, RejectionKind, VersionStatus
-from web.matches.models import Match, MatchKind, MatchStatus, Participant
+from web.matches.models import Match, MatchStatus, Participant
 from web.notifications.notify import version_rejected
 
-from .dispatch import send_match_on_commit
-from .events import MatchEvent, log_event
-from .jobs import BUILTIN_PREFIX, CANDIDATE
+from ..factory import create_match
+from ..kind import KindPolicy
+
+#: The candidate of a validation match: its first fault ends the series.
+CANDIDATE = 0
 
 #: Characters of the bot's own output kept for its owner when it is rejected.
 STDERR_TAIL_CHARS = 2000
@@ -45,27 +48,19 @@ def queue_validation(version: BotVersion) -> Match:
     """A queued validation match for ``version``, sent once the caller's transaction
     commits (a broker that is down leaves it queued for the reaper: nothing is lost)."""
     bot = version.bot
-    match = Match.objects.create(
-        game=bot.game,
-        kind=MatchKind.VALIDATION,
+    match = create_match(
+        bot.game,
+        MatchKind.VALIDATION,
+        [bot],
         rated=False,
+        versions=[version],
+        names=[str(version)],
+        builtins=opponents(bot.game),
+        games=settings.VALIDATION_GAMES,
         seed=derive_seed("validation", version.sha256, version.pk),
-        games_planned=settings.VALIDATION_GAMES,
     )
-    entrants = [
-        Participant(match=match, index=CANDIDATE, bot=bot, version=version, name=str(version))
-    ]
-    entrants += [
-        Participant(match=match, index=index, name=f"{BUILTIN_PREFIX}{name}")
-        for index, name in enumerate(opponents(bot.game), start=1)
-    ]
-    Participant.objects.bulk_create(entrants)
     version.validation_match = match
     version.save(update_fields=["validation_match"])
-    log_event(
-        MatchEvent.QUEUED, match=match.pk, kind=match.kind, game=match.game, version=version.pk
-    )
-    send_match_on_commit(match.pk)
     return match
 
 
@@ -128,3 +123,45 @@ def revalidate_failed() -> list[int]:
                 queue_validation(version)
                 queued.append(version.pk)
     return queued
+
+
+def version_validating(match_id: int) -> None:
+    """A validation match started: its version is ``validating``."""
+    BotVersion.objects.filter(validation_match_id=match_id, status=VersionStatus.QUEUED).update(
+        status=VersionStatus.VALIDATING, validation_started_at=timezone.now()
+    )
+
+
+def version_waiting(match_id: int) -> None:
+    """A validation match went back to the queue, or failed for good: its version waits
+    again (``queued``), never rejected for it."""
+    BotVersion.objects.filter(validation_match_id=match_id, status=VersionStatus.VALIDATING).update(
+        status=VersionStatus.QUEUED, validation_started_at=None
+    )
+
+
+def on_version_submitted(sender: object, version: BotVersion, **kwargs: object) -> None:
+    """:data:`web.bots.signals.version_submitted`: an upload (or staff) put a version in
+    line for validation, inside its transaction: its match is queued in that transaction."""
+    queue_validation(version)
+
+
+class ValidationPolicy(KindPolicy):
+    """The candidate's first fault ends the series; the version follows its match; the
+    verdict is given when the match is recorded."""
+
+    kind = MatchKind.VALIDATION
+
+    def stop_after_fault_of(self) -> tuple[int, ...]:
+        return (CANDIDATE,)
+
+    def started(self, match_id: int) -> None:
+        version_validating(match_id)
+
+    def waiting(self, match_id: int) -> None:
+        version_waiting(match_id)
+
+    def recorded(
+        self, match: Match, participants: Sequence[Participant], outcomes: Sequence[GameOutcome]
+    ) -> None:
+        decide(match, outcomes)

@@ -21,7 +21,8 @@ from django.utils import timezone
 
 from web.bots.house import HOUSE_USERNAME
 from web.bots.models import PENDING_STATUSES, BotVersion, VersionStatus
-from web.matches.models import RatingChange
+
+from .models import RatingChange
 
 #: How far back the figures look: the uploads of the last day.
 WAIT_WINDOW = timedelta(days=1)

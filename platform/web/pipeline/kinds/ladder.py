@@ -1,10 +1,11 @@
-"""The ladder's side of the database: candidates for matchmaking (``arena.matchmaking``),
-creating queued matches with their participants, and the periodic top-up of the queue."""
+"""The ladder: rated matches among every bot with an active version, planned by
+``arena.matchmaking`` from the candidates here, kept topped up to ``LADDER_QUEUE_TARGET``
+queued matches per game (beat), each table a deal set (``LADDER_DUPLICATE``); when one is
+played, its games are rated."""
 
 from __future__ import annotations
 
 import random
-import uuid
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from datetime import datetime, timedelta
@@ -15,15 +16,17 @@ from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
+from arena.contract import MatchKind
 from arena.matchmaking import Candidate, MatchmakingSettings, plan_tables
 from cucumbers.games import rules_for
-from cucumbers.match import SEED_BITS
+from cucumbers.match import GameOutcome
 from web.bots.house import HOUSE_USERNAME
-from web.bots.models import Bot, BotVersion, Game
-from web.matches.models import Match, MatchKind, MatchStatus, Participant
+from web.bots.models import GAMES, Bot
+from web.matches.models import Match, MatchStatus, Participant
 
-from .dispatch import send_match_on_commit
-from .events import MatchEvent, log_event
+from ..factory import create_deal_set, create_match
+from ..kind import KindPolicy
+from ..rating import rate
 
 
 def table_sizes(game: str) -> MatchmakingSettings:
@@ -81,96 +84,6 @@ def recent_table_sizes(game: str, since: datetime) -> dict[int, Counter[int]]:
     return sizes
 
 
-def create_match(
-    game: str,
-    kind: MatchKind,
-    bots: Sequence[Bot],
-    *,
-    rated: bool,
-    requested_by: User | None = None,
-    rng: random.Random | None = None,
-    send: bool = True,
-    games: int | None = None,
-    versions: Sequence[BotVersion | None] | None = None,
-    seed: int | None = None,
-    deal_set: uuid.UUID | None = None,
-    rotation: int | None = None,
-) -> Match:
-    """A queued match of ``bots`` of ``games`` games (default ``MATCH_GAMES``) with plain
-    deals, or one rotation of a deal set (:func:`create_deal_set`), sent to the arena once
-    the caller's transaction commits; with ``send=False`` it waits to be played in the
-    foreground (``run_match``: the ``ladder`` command, the benchmark). The bots play their
-    active versions, or ``versions`` (a tournament's frozen ones); the deals follow from
-    ``seed`` (default: drawn from ``rng``)."""
-    if seed is None:
-        seed = (rng or random.SystemRandom()).getrandbits(SEED_BITS)
-    playing = list(versions) if versions is not None else [bot.active_version for bot in bots]
-    match = Match.objects.create(
-        game=game,
-        kind=kind,
-        rated=rated,
-        seed=seed,
-        games_planned=games or settings.MATCH_GAMES,
-        duplicate=deal_set is not None,
-        deal_set=deal_set,
-        rotation=rotation,
-        requested_by=requested_by,
-    )
-    Participant.objects.bulk_create(
-        Participant(
-            match=match,
-            index=index,
-            bot=bot,
-            version=version,
-            name=f"{bot.owner.username}/{bot.name}",
-        )
-        for index, (bot, version) in enumerate(zip(bots, playing, strict=True))
-    )
-    log_event(MatchEvent.QUEUED, match=match.pk, kind=kind, game=game, seats=len(bots))
-    if send:
-        send_match_on_commit(match.pk)
-    return match
-
-
-def create_deal_set(
-    game: str,
-    kind: MatchKind,
-    bots: Sequence[Bot],
-    *,
-    rated: bool,
-    deals: int | None = None,
-    rng: random.Random | None = None,
-    send: bool = True,
-    versions: Sequence[BotVersion] | None = None,
-    seed: int | None = None,
-) -> list[Match]:
-    """Duplicate deals that no bot can remember: ``deals`` deals (default ``MATCH_GAMES``)
-    played once per seat rotation, each rotation a match of its own (fresh bot processes,
-    the same seed, seats and versions), queued together. Between them every bot holds every
-    seat's cards of every deal once, as in one duplicate match, and none sees a deal twice.
-    Each match is as long as a plain one, so a set costs no more container starts per game
-    than plain deals do."""
-    if seed is None:
-        seed = (rng or random.SystemRandom()).getrandbits(SEED_BITS)
-    playing = list(versions) if versions is not None else [bot.active_version for bot in bots]
-    deal_set = uuid.uuid4()
-    return [
-        create_match(
-            game,
-            kind,
-            bots,
-            rated=rated,
-            send=send,
-            games=deals,
-            versions=playing,
-            seed=seed,
-            deal_set=deal_set,
-            rotation=rotation,
-        )
-        for rotation in range(len(bots))
-    ]
-
-
 def queue_ladder_matches(
     game: str, count: int, rng: random.Random | None = None, *, send: bool = True
 ) -> list[Match]:
@@ -208,7 +121,19 @@ def top_up(target: int | None = None) -> dict[str, int]:
     (``LADDER_QUEUE_TARGET``); returns how many were queued per game."""
     target = settings.LADDER_QUEUE_TARGET if target is None else target
     queued = {}
-    for game in Game.values:
+    for game in GAMES:
         missing = target - queue_depth(game)
         queued[game] = len(queue_ladder_matches(game, missing)) if missing > 0 else 0
     return queued
+
+
+class LadderPolicy(KindPolicy):
+    """A played ladder match is rated, game by game."""
+
+    kind = MatchKind.LADDER
+
+    def recorded(
+        self, match: Match, participants: Sequence[Participant], outcomes: Sequence[GameOutcome]
+    ) -> None:
+        if match.rated:
+            rate(match, participants, outcomes)
