@@ -28,7 +28,7 @@ app = Celery("web", task_cls="celery.contrib.django.task:DjangoTask")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.conf.update(DELIVERY)
 # Declared here, so that a worker started without -Q serves exactly these, in this order.
-app.conf.task_queues = [Queue(name) for name in PLATFORM_QUEUES]
+app.conf.task_queues = [Queue(name) for name in PLATFORM_QUEUES]  # type: ignore[no-untyped-call]
 app.autodiscover_tasks()
 
 
