@@ -73,6 +73,10 @@ REVALIDATE_TASK: Final = "pipeline.revalidate_failed"
 ADVANCE_TOURNAMENTS_TASK: Final = "tournaments.advance"
 SWEEP_STORAGE_TASK: Final = "storage.sweep"
 RECUR_TOURNAMENTS_TASK: Final = "tournaments.recur"
+# ... and the mail it sends to bots' owners (web/notifications, web/tournaments/notices.py).
+TELL_ENTRANTS_TASK: Final = "tournaments.tell_entrants"
+VERSION_NOTICE_TASK: Final = "notifications.version_notice"
+DELIVER_NOTICE_TASK: Final = "notifications.deliver"
 #: Where each task the platform's worker serves comes in (the default: MAINTENANCE_QUEUE).
 PLATFORM_ROUTES: Final[Mapping[str, str]] = {
     STARTED_TASK: REPORTS_QUEUE,

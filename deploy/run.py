@@ -151,6 +151,7 @@ def main() -> int:
         "SECURE_SSL_REDIRECT": "0",
         "SECURE_HSTS_SECONDS": "0",
         "EMAIL_BACKEND": "console",
+        "SITE_URL": f"http://{ADDRESS}",  # the links in the notices printed here
     }.items():
         env.setdefault(name, value)
     worker_keys = local_keys(data_dir, env)

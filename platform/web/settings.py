@@ -106,6 +106,7 @@ INSTALLED_APPS = [
     "web.pages",
     "web.tournaments",
     "web.arena_hosts",
+    "web.notifications",
 ]
 
 MIDDLEWARE = [
@@ -213,9 +214,10 @@ LOGIN_URL = "login"
 #: A password reset link works once, and for this long (seconds).
 PASSWORD_RESET_TIMEOUT = 2 * 3600
 
-# --- E-mail (password reset links) ------------------------------------------------------------
-# ``smtp`` in production (a relay you run or rent); ``console`` prints each message on the web
-# server's output, as under make run (DEBUG).
+# --- E-mail (password reset links, notices to bot owners) --------------------------------------
+# ``smtp`` in production (a relay you run or rent); ``console`` prints each message on the
+# output of the process that sends it (the web server, the platform's worker for the
+# notices), as under make run (DEBUG).
 EMAIL_BACKEND = {
     "smtp": "django.core.mail.backends.smtp.EmailBackend",
     "console": "django.core.mail.backends.console.EmailBackend",
@@ -230,6 +232,9 @@ if EMAIL_USE_TLS and EMAIL_USE_SSL:
     raise ImproperlyConfigured("EMAIL_USE_TLS and EMAIL_USE_SSL exclude each other: choose one")
 EMAIL_TIMEOUT = envint("EMAIL_TIMEOUT", 10, minimum=1)
 DEFAULT_FROM_EMAIL = envstr("DEFAULT_FROM_EMAIL", "Cucumber Arena <noreply@localhost>")
+#: The site's address as its users reach it: the links of mails sent by the platform's worker
+#: (notices, their unsubscribe links), which has no request to take it from.
+SITE_URL = envstr("SITE_URL", "http://localhost:8000")
 LOGIN_REDIRECT_URL = "my-bots"
 LOGOUT_REDIRECT_URL = "leaderboard"
 
@@ -367,6 +372,13 @@ HOUSE_EVENTS = envbool("HOUSE_EVENTS", True)
 #: A job sent this long ago and not started while its queue is empty (it is not waiting
 #: behind others) was lost with the broker: it is sent again, not counted as an attempt.
 MATCH_UNSTARTED_SECONDS = envint("MATCH_UNSTARTED_SECONDS", 120, minimum=1)
+#: Automatic retirement (web/pipeline/retirement.py): a bot's active version stops playing
+#: when more than RETIREMENT_FAULT_PERCENT % of its last RETIREMENT_GAMES rated ladder games
+#: had a fault of its own (never an infrastructure fault). RETIREMENT_GAMES=0: never.
+RETIREMENT_GAMES = envint("RETIREMENT_GAMES", 20)
+RETIREMENT_FAULT_PERCENT = envint("RETIREMENT_FAULT_PERCENT", 50, minimum=1)
+if RETIREMENT_FAULT_PERCENT > 100:
+    raise ImproperlyConfigured("RETIREMENT_FAULT_PERCENT is a percentage: at most 100")
 CHALLENGES_PER_HOUR = envint("CHALLENGES_PER_HOUR", 10, minimum=1)
 #: The most games a challenge may ask for (the default is MATCH_GAMES).
 CHALLENGE_MAX_GAMES = envint("CHALLENGE_MAX_GAMES", 20, minimum=1)

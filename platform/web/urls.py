@@ -31,4 +31,5 @@ urlpatterns = [
     path("", include("web.pipeline.urls")),
     path("", include("web.pages.urls")),
     path("", include("web.tournaments.urls")),
+    path("", include("web.notifications.urls")),
 ]

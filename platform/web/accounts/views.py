@@ -19,6 +19,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
 from web.bots.models import Bot
+from web.notifications.forms import NoticeChoicesForm
 from web.users import signed_in
 
 from .closing import close_account
@@ -103,6 +104,7 @@ def account(request: HttpRequest) -> HttpResponse:
             return redirect("account")
     context = {
         "email_form": email_form,
+        "notices_form": NoticeChoicesForm.for_user(user.pk),
         "close_form": CloseAccountForm(user),
         "bots": user.bots.count(),
     }
@@ -117,6 +119,7 @@ def close(request: HttpRequest) -> HttpResponse:
     if not form.is_valid():
         context: dict[str, object] = {
             "email_form": EmailChangeForm(user, initial={"email": user.email}),
+            "notices_form": NoticeChoicesForm.for_user(user.pk),
             "close_form": form,
             "bots": user.bots.count(),
         }

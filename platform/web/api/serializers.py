@@ -95,6 +95,16 @@ class VersionSerializer(serializers.ModelSerializer[BotVersion]):
         help_text="the bot's own output; null when withheld: owner and staff only",
     )
 
+    retired_at = serializers.DateTimeField(
+        read_only=True,
+        allow_null=True,
+        help_text="when the ladder retired it for its faults; null otherwise",
+    )
+    retirement_reason = serializers.CharField(
+        read_only=True,
+        help_text="why the ladder retired it (its faults, docs/platform.md); empty otherwise",
+    )
+
     PRIVATE = ("rejection_kind", "rejection_detail", "stderr_tail")
 
     class Meta:
@@ -112,6 +122,8 @@ class VersionSerializer(serializers.ModelSerializer[BotVersion]):
             "rejection_kind",
             "rejection_detail",
             "stderr_tail",
+            "retired_at",
+            "retirement_reason",
         ]
 
     def to_representation(self, version: BotVersion) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from rest_framework.routers import DefaultRouter
 
 from . import views
+from .arena import ArenaView
 from .stats import BotStatsView
 from .tournaments import EntryListView, EntryView, TournamentViewSet
 
@@ -25,6 +26,7 @@ api_docs = csp_update({"style-src": [UNSAFE_INLINE]})(
 
 urlpatterns = [
     path("leaderboard/", views.LeaderboardView.as_view(), name="api-leaderboard"),
+    path("arena/", ArenaView.as_view(), name="api-arena"),
     path("uploads/", views.UploadView.as_view(), name="api-upload"),
     path("challenges/", views.ChallengeView.as_view(), name="api-challenge"),
     path("bots/<int:bot_pk>/stats/", BotStatsView.as_view(), name="api-bot-stats"),

@@ -165,8 +165,8 @@ class Bot(models.Model):
     @property
     def standing(self) -> str:
         """Where the bot stands, in the same words on every page: "playing v3", "inactive",
-        "validating v1", "v2 rejected" (its latest upload failed, none passed yet), "no
-        version yet"."""
+        "validating v1", "v2 rejected" (its latest upload failed, none passed yet), "v2
+        retired" (the ladder retired it for its faults, none plays), "no version yet"."""
         if not self.active:
             return "inactive"
         if self.active_version_id is not None:
@@ -178,6 +178,8 @@ class Bot(models.Model):
             return "no version yet"
         if latest.status == VersionStatus.REJECTED:
             return f"v{latest.number} rejected"
+        if latest.status == VersionStatus.RETIRED:
+            return f"v{latest.number} retired"  # for its faults: no version plays now
         return f"validating v{latest.number}"
 
     def rank(self) -> int | None:
@@ -220,6 +222,12 @@ class BotVersion(models.Model):
     rejection_kind = models.CharField(max_length=20, choices=RejectionKind.choices, blank=True)
     rejection_detail = models.TextField(blank=True)
     stderr_tail = models.TextField(blank=True, help_text="the bot's own output: owner only")
+    # Set only when the ladder retired the version for its faults (web/pipeline/retirement.py);
+    # a version replaced by a newer one is retired without a reason.
+    retired_at = models.DateTimeField(null=True, blank=True)
+    retirement_reason = models.CharField(
+        max_length=300, blank=True, help_text="why the ladder retired it (its faults): public"
+    )
 
     class Meta:
         constraints = [
@@ -242,6 +250,10 @@ class BotVersion(models.Model):
                     f"{self}: a version is immutable; save with update_fields= status fields"
                 )
         super().save(*args, **kwargs)
+
+    @property
+    def retired_for_faults(self) -> bool:
+        return bool(self.retirement_reason)
 
     @property
     def is_pending(self) -> bool:

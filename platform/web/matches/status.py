@@ -5,18 +5,17 @@ with running matches and recent failures)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
-from statistics import median
+from datetime import timedelta
 
-from django.db.models import Count, Min, Q, Sum
+from django.db.models import Count, Q, Sum
 from django.utils import timezone
 
 from arena.broker import DEBUT_QUEUE, queue_for
 from arena.contract import MatchKind
-from web.bots.models import BotVersion
-from web.matches.models import Match, MatchStatus, RatingChange
+from web.matches.models import Match, MatchStatus
+
+from .upload_waits import WaitSpread, upload_waits
 
 RECENT_FAILURES = 20
 
@@ -68,10 +67,6 @@ def place_in_queue(match: Match) -> int:
     return ahead.count()
 
 
-#: How far back the public page's waiting times look.
-WAIT_WINDOW = timedelta(days=7)
-
-
 @dataclass(frozen=True, slots=True)
 class ArenaFigures:
     """What anyone may know of the arena's load (no match of anyone's in particular)."""
@@ -80,19 +75,13 @@ class ArenaFigures:
     running: dict[str, int]
     finished_last_hour: int
     games_last_hour: int
-    verdict_seconds: float | None  # median, upload to validation verdict
-    first_rated_seconds: float | None  # median, upload to the version's first rated game
-    uploads_measured: int
-
-
-def _median_seconds(pairs: Sequence[tuple[datetime | None, datetime | None]]) -> float | None:
-    spans = [(end - start).total_seconds() for start, end in pairs if start and end]
-    return median(spans) if spans else None
+    verdict: WaitSpread  # upload to validation verdict (upload_waits.py)
+    first_rated: WaitSpread  # upload to the version's first rated game
 
 
 def arena_figures() -> ArenaFigures:
     now = timezone.now()
-    hour_ago, since = now - timedelta(hours=1), now - WAIT_WINDOW
+    hour_ago = now - timedelta(hours=1)
 
     def by_kind(status: str) -> dict[str, int]:
         rows = Match.objects.filter(status=status).values_list("kind").annotate(n=Count("id"))
@@ -101,21 +90,12 @@ def arena_figures() -> ArenaFigures:
     totals = Match.objects.filter(status=MatchStatus.FINISHED, finished_at__gte=hour_ago).aggregate(
         matches=Count("id"), games=Sum("games_planned")
     )
-    verdicts = list(
-        BotVersion.objects.filter(validated_at__gte=since).values_list("created_at", "validated_at")
-    )
-    first_rated = list(
-        RatingChange.objects.filter(version__created_at__gte=since)
-        .values("version_id")
-        .annotate(uploaded=Min("version__created_at"), first=Min("created_at"))
-        .values_list("uploaded", "first")
-    )
+    verdict, first_rated = upload_waits(now)
     return ArenaFigures(
         queued=by_kind(MatchStatus.QUEUED),
         running=by_kind(MatchStatus.RUNNING),
         finished_last_hour=totals["matches"] or 0,
         games_last_hour=totals["games"] or 0,
-        verdict_seconds=_median_seconds(verdicts),
-        first_rated_seconds=_median_seconds(first_rated),
-        uploads_measured=len(verdicts),
+        verdict=verdict,
+        first_rated=first_rated,
     )

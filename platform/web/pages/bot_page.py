@@ -17,6 +17,7 @@ from web.bots.ranking import tied_on_page
 from web.caching import remembered
 from web.matches.list_rows import seat_rows
 from web.matches.models import Participant
+from web.matches.version_wait import version_wait
 
 from . import versions
 from .bot_page_cache import FIGURES, STATS
@@ -72,6 +73,8 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
         },
     )
     seated = with_opponents(list(recent.order_by("-match_id")[:RECENT_MATCHES]))
+    all_versions = list(bot.versions.all())
+    active = figures.get(bot.active_version_id or 0, versions.VersionFigures())
     return render(
         request,
         "bots/detail.html",
@@ -81,7 +84,7 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
             "tied_with": tied_on_page(bot),
             "versions": [
                 (version, figures.get(version.pk, versions.VersionFigures()))
-                for version in bot.versions.all()
+                for version in all_versions
             ],
             "passed": versions.PASSED,
             "private": private,
@@ -89,6 +92,9 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
             "recent": seated,
             "recent_html": seat_rows(seated),
             "charts_html": charts_html,
+            # Live, never cached: a place in a queue moves. The figures may lag a little,
+            # but a version with rated games has left the wait for good.
+            "wait": version_wait(bot, all_versions, active_rated_games=active.rated_games),
         },
     )
 

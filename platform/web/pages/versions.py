@@ -4,7 +4,8 @@ A version that passed its validation is *active* (the one that plays) or *retire
 and not playing now). The owner may make any passed version active again: a roll-back to
 the version that did better. A newer upload that passes afterwards becomes active in turn,
 as every passing upload does. Rejected versions, and versions still being validated, are
-never made active by hand.
+never made active by hand, nor is a version the ladder retired for its faults
+(web/pipeline/retirement.py).
 """
 
 from __future__ import annotations
@@ -76,6 +77,11 @@ def activate(bot: Bot, number: int) -> BotVersion:
             raise NotPlayable(
                 f"v{number} is {version.get_status_display()}: only a version that passed its"
                 " validation can play"
+            )
+        if version.retired_for_faults:
+            raise NotPlayable(
+                f"v{number} was retired for its faults ({version.retirement_reason}): upload"
+                " a corrected version"
             )
         if locked.active_version_id != version.pk:
             if locked.active_version_id is not None:

@@ -18,6 +18,7 @@ from cucumbers.match import GameOutcome
 from web.bots.models import Bot
 from web.elo import elo_settings
 from web.matches.models import Match, Participant, RatingChange
+from web.notifications.notify import first_rating
 
 
 def rate(
@@ -74,6 +75,7 @@ def rate(
         if entrant.version_id == bot.active_version_id:
             # Games of a version that was replaced meanwhile do not count towards the new
             # version's provisional period.
+            first_rating(entrant.version_id, games_before=bot.games_since_version)
             bot.games_since_version += len(outcomes)
     RatingChange.objects.bulk_create(history)
     Bot.objects.bulk_update(

@@ -24,6 +24,7 @@ from web.matches.models import Match, MatchGame, MatchStatus, Participant
 from web.matches.privacy import fault_rows
 from web.matches.replays import StoredFiles
 
+from . import retirement
 from .transitions import finish
 
 
@@ -130,6 +131,7 @@ def record_report(report: MatchReport, host: str | None = None) -> Recorded:
             participants,
             ["placement", "mean_place", "wins", "faults", "rating_before", "rating_after"],
         )
+        retirement.review(match, participants)  # a version past its fault limit stops playing
     return Recorded(
         True, match.status, storage_seconds=storage, transaction_seconds=perf_counter() - started
     )

@@ -98,7 +98,10 @@ def challenge(request: HttpRequest, bot_id: int) -> HttpResponse:
 
 def arena(request: HttpRequest) -> HttpResponse:
     """The public arena page: how busy it is and how long an upload waits."""
-    return render(request, "matches/arena.html", {"figures": arena_figures(), "kinds": MatchKind})
+    figures = arena_figures()
+    waits = [("verdict", figures.verdict), ("first rated game", figures.first_rated)]
+    context = {"figures": figures, "kinds": MatchKind, "waits": waits}
+    return render(request, "matches/arena.html", context)
 
 
 @staff_member_required

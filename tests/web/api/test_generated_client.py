@@ -159,6 +159,10 @@ def test_a_generated_client_calls_every_operation(
     assert all(isinstance(e.tied_with_above, bool) for e in board.parsed.results)
     assert {e.bot.name for e in board.parsed.results} == {"ducker", "rival", "entrant"}
 
+    arena = call("arena_retrieve", client=anyone).parsed
+    # The bots here were made active directly: they wait for a first rated game only.
+    assert arena.upload_to_first_rated_game.waiting >= 1 and arena.window_hours == 24
+
     bots = call("bots_list", client=anyone, owner="alice", active=True, page=1, page_size=10)
     assert sorted(b.name for b in bots.parsed.results) == ["ducker", "entrant"]
     one = call("bots_retrieve", client=anyone, id=ducker.pk).parsed

@@ -81,6 +81,7 @@ def test_public_reads_answer_as_the_schema_says(
     anyone = Client()
     for path in (
         "/api/leaderboard/?game=five-cucumbers",
+        "/api/arena/",
         "/api/bots/",
         f"/api/bots/?owner={user.username}&game=five-cucumbers",
         f"/api/bots/{bot.pk}/",

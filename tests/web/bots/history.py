@@ -54,7 +54,13 @@ def record_history(
     counts = dict.fromkeys(ratings, 0)
     for i, (match, (seated, games)) in enumerate(zip(made, matches, strict=True)):
         seats += [
-            Participant(match=match, index=index, bot=bots[b], name=str(bots[b].name))
+            Participant(
+                match=match,
+                index=index,
+                bot=bots[b],
+                version_id=bots[b].active_version_id,
+                name=str(bots[b].name),
+            )
             for index, b in enumerate(seated)
         ]
         for number, placement in enumerate(games, start=1):
@@ -77,6 +83,7 @@ def record_history(
                 history.append(
                     RatingChange(
                         bot=bot,
+                        version_id=bot.active_version_id,  # as the pipeline records it
                         match=match,
                         game=number,
                         before=before,
@@ -91,5 +98,6 @@ def record_history(
     for bot in bots:
         bot.rating = ratings[bot.pk]
         bot.games += counts[bot.pk]
-        bot.save(update_fields=["rating", "games"])
+        bot.games_since_version += counts[bot.pk]
+        bot.save(update_fields=["rating", "games", "games_since_version"])
     return made

@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from arena.contract import MatchKind
 from tests.web.factories import MatchFactory, VersionFactory, active_bot
+from web.bots.models import VersionStatus
 from web.matches.models import MatchStatus, RatingChange
 from web.matches.status import arena_figures, place_in_queue
 from web.matches.templatetags.when import ago, duration
@@ -41,10 +42,12 @@ def test_the_arena_page_counts_queued_and_running_matches_by_kind(client: Client
 def test_waiting_times_are_medians_from_upload(user: User) -> None:
     now = timezone.now()
     bot = active_bot(owner=user, name="timed")
+    bot.versions.filter(number=1).update(created_at=now - timedelta(days=2))  # out of the window
     for n, seconds in enumerate((30, 60, 600), start=2):
         VersionFactory(
             bot=bot,
             number=n,
+            status=VersionStatus.RETIRED,
             created_at=now - timedelta(hours=1),
             validated_at=now - timedelta(hours=1) + timedelta(seconds=seconds),
         )
@@ -61,8 +64,8 @@ def test_waiting_times_are_medians_from_upload(user: User) -> None:
         created_at=version.created_at + timedelta(seconds=90),
     )
     figures = arena_figures()
-    assert figures.verdict_seconds == pytest.approx(60)
-    assert figures.first_rated_seconds == pytest.approx(90)
+    assert figures.verdict.median == pytest.approx(60)
+    assert figures.first_rated.median == pytest.approx(90)
     assert duration(75) == "1 min 15 s" and duration(3.2) == "3 s" and duration(3700) == "1 h 1 min"
 
 

@@ -19,6 +19,7 @@ from cucumbers.match import GameOutcome, derive_seed
 from web.bots.models import Bot
 from web.matches.models import Match, MatchStatus, Participant
 from web.tournaments.models import Entry, Tournament, TournamentMatch, TournamentStatus
+from web.tournaments.notices import tell_entrants
 
 from ..factory import create_deal_set
 from ..kind import KindPolicy
@@ -101,11 +102,14 @@ def finish_if_done(tournament_id: int) -> bool:
         )
         if pending.exists():
             return False
-        return bool(
+        finished = bool(
             Tournament.objects.filter(pk=tournament_id, status=TournamentStatus.RUNNING).update(
                 status=TournamentStatus.FINISHED, finished_at=timezone.now()
             )
         )
+        if finished:
+            tell_entrants(tournament_id)  # their owners get the final standings by mail
+        return finished
 
 
 def advance() -> dict[str, int]:

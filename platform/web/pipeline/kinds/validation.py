@@ -27,6 +27,7 @@ from cucumbers.games import rules_for
 from cucumbers.match import GameOutcome, derive_seed
 from web.bots.models import Bot, BotVersion, RejectionKind, VersionStatus
 from web.matches.models import Match, MatchStatus, Participant
+from web.notifications.notify import version_rejected
 
 from ..factory import create_match
 from ..kind import KindPolicy
@@ -85,6 +86,7 @@ def decide(match: Match, outcomes: Sequence[GameOutcome]) -> None:
             version.rejection_detail = fault.detail
             version.stderr_tail = outcome.outputs[fault.seat][-STDERR_TAIL_CHARS:]
             fields += ["rejection_kind", "rejection_detail", "stderr_tail"]
+            version_rejected(version.pk)  # its owner is told once this commits
             break
     else:
         promote(bot, version)
