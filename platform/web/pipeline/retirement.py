@@ -33,6 +33,8 @@ from web.bots.models import Bot, BotVersion, VersionStatus
 from web.matches.models import Match, MatchGame, MatchStatus, Participant
 from web.notifications.notify import version_retired
 
+from .kinds import ladder
+
 logger = logging.getLogger(__name__)
 
 
@@ -119,6 +121,8 @@ def retire_if_faulty(bot_id: int, version_id: int) -> bool:
     if not retired:
         return False
     Bot.objects.filter(pk=bot_id, active_version_id=version_id).update(active_version=None)
+    # Its queued ladder matches are dropped: a retired version gets no new rated game.
+    ladder.reseat_retired(Bot.objects.get(pk=bot_id))
     logger.info('event=version.retired version=%s bot=%s reason="%s"', version_id, bot_id, reason)
     version_retired(version_id)
     return True

@@ -15,12 +15,14 @@ from django.core import mail
 from django.test import Client
 
 import web.sandbox
+from arena.contract import MatchKind
 from tests.web.bots.test_validation import CRASHER
 from tests.web.factories import GOOD_BOT
 from tests.web.matches.arena_helpers import make_active, queued_match
 from web.bots.models import Bot, VersionStatus
 from web.matches.models import Match, MatchStatus
 from web.pages.versions import NotPlayable, activate
+from web.pipeline.factory import create_match
 from web.pipeline.retirement import fault_record
 from web.pipeline.running import run_match
 from web.pipeline.transitions import RunResult
@@ -73,8 +75,12 @@ def test_a_version_that_crashes_in_most_games_is_retired_and_its_owner_told(
     crasher.refresh_from_db()
     assert crasher.active_version_id == version.pk
     assert fault_record(version.pk).faulty == 2
+    waiting = create_match(crasher.game, MatchKind.LADDER, [crasher, sound], rated=True, send=False)
     with django_capture_on_commit_callbacks(execute=True):
         play((crasher, sound), 2)  # 4 faulty games: past 3
+    # Its queued ladder match is dropped with it: no new rated game for a retired version.
+    waiting.refresh_from_db()
+    assert waiting.status == MatchStatus.FAILED and "no active version" in waiting.failure_reason
     version.refresh_from_db()
     crasher.refresh_from_db()
     assert version.status == VersionStatus.RETIRED and version.retired_at is not None

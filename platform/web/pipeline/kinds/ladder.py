@@ -181,7 +181,11 @@ def reseat_retired(bot: Bot) -> tuple[list[int], list[int]]:
             .exists()
         )
         if bot.active_version_id is None or not bot.active or frozen:
-            reason = f"{bot} changed versions before this match was played"
+            reason = (
+                f"{bot} changed versions before this match was played"
+                if bot.active_version_id is not None
+                else f"{bot} has no active version any more (retired) to play this match"
+            )
             if transitions.fail(match.pk, reason):
                 dropped.append(match.pk)
             continue
