@@ -20,6 +20,7 @@ from datetime import datetime
 from celery import current_app
 from django.conf import settings
 from django.db import transaction
+from kombu import Connection  # type: ignore[attr-defined]  # kombu declares no exports
 
 from arena.broker import MAINTENANCE_QUEUE, MATCH_QUEUES, PLAY_TASK, SEND_MATCH_TASK, queue_for
 from arena.contract import MatchJob, dump
@@ -98,13 +99,15 @@ def send_match_on_commit(match_id: int) -> None:
 
 
 def queue_depths() -> dict[str, int] | None:
-    """Messages waiting on each arena queue, as the broker counts them; None (logged) when
-    it does not answer within a couple of seconds."""
+    """Messages waiting on each arena queue, as the broker of the settings counts them;
+    None (logged) when it does not answer within a couple of seconds."""
     try:
-        # The broker the pipeline sends through (the Celery app's), asked for an answer
-        # within two seconds, not retried.
-        with current_app.connection_for_write(connect_timeout=2) as broker:
-            broker.ensure_connection(max_retries=1)
+        with Connection(  # type: ignore[no-untyped-call]
+            settings.CELERY_BROKER_URL,
+            transport_options=settings.CELERY_BROKER_TRANSPORT_OPTIONS,
+            connect_timeout=2,
+        ) as broker:
+            broker.ensure_connection(max_retries=1)  # an answer, not retries
             channel = broker.default_channel
             return {
                 # Declared, not passively: an empty Redis queue has no key, and a passive

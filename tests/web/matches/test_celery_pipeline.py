@@ -50,9 +50,10 @@ def test_a_worker_with_only_the_broker_plays_validation_ladder_and_challenge_mat
     settings.MATCH_GAMES = 2  # type: ignore[attr-defined]  (a match's games are set when queued)
     sandbox = sandbox_for_this_machine().value
     arena_log, platform_log = tmp_path / "arena.log", tmp_path / "platform.log"
+    # No debut tables: the ladder's matches are the three queued below, all provisional.
     with (
         platform_broker(),
-        platform_worker(platform_env(), platform_log),
+        platform_worker(platform_env(LADDER_DEBUT="0"), platform_log),
         arena_worker(arena_env(sandbox), arena_log),
     ):
         # Each upload's validation match is sent once its transaction commits.

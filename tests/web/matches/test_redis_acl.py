@@ -20,7 +20,6 @@ import pytest
 import redis
 
 from arena.broker import (
-    LADDER_QUEUE,
     MAINTENANCE_QUEUE,
     PLAY_TASK,
     REPORTS_QUEUE,
@@ -28,6 +27,7 @@ from arena.broker import (
     URGENT_QUEUE,
     BrokerSettings,
     Role,
+    queue_for,
 )
 from arena.redis_acl import acl_file, parse_version
 from tests.web.factories import GOOD_BOT, UserFactory
@@ -152,12 +152,12 @@ def test_the_platform_and_an_arena_worker_play_matches_as_their_users_refused_no
         )
         assert ping.returncode == 0 and "pong" in ping.stdout, ping.stdout + ping.stderr
         # /health/ready counts the queues as the platform.
-        from web.health import _queue_depths
+        from web.pipeline.dispatch import queue_depths
 
         broker = BrokerSettings.from_env({"REDIS_URL": platform_url}).celery(Role.PLATFORM)
         settings.CELERY_BROKER_URL = platform_url
         settings.CELERY_BROKER_TRANSPORT_OPTIONS = broker["broker_transport_options"]
-        assert _queue_depths() is not None
+        assert queue_depths() is not None
         wait_for(
             lambda: "pipeline.reap_matches" in platform_log.read_text(),
             30,
@@ -198,7 +198,8 @@ def test_a_job_whose_arena_worker_was_killed_is_delivered_again_under_the_acl(
         # The job waits among the arena's unacknowledged messages (or, once older than the
         # visibility timeout, back on its queue), never among the platform's.
         admin = acl_redis.client(ADMIN)
-        held = admin.hvals(ROLE_KEYS[Role.ARENA].unacked) + admin.lrange(LADDER_QUEUE, 0, -1)
+        waiting_on = queue_for(match.kind, debut=match.debut)  # its new bots' debut
+        held = admin.hvals(ROLE_KEYS[Role.ARENA].unacked) + admin.lrange(waiting_on, 0, -1)
         assert [PLAY_TASK.encode() in message for message in held] == [True]
         platforms = admin.hvals(ROLE_KEYS[Role.PLATFORM].unacked)
         assert not any(PLAY_TASK.encode() in message for message in platforms)

@@ -87,6 +87,7 @@ def test_forged_reports_and_tampered_jobs_on_redis_are_refused_then_a_genuine_wo
     require_redis()
     settings.MATCH_GAMES = 3  # type: ignore[attr-defined]
     settings.LADDER_DUPLICATE = False  # type: ignore[attr-defined]
+    settings.LADDER_DEBUT = False  # type: ignore[attr-defined]  (its match on the ladder queue)
     for name in ("ann", "bob", "cat"):
         make_active(name)
     rogue = Signer("rogue-host", generate_key())  # registered: a genuine host's key
@@ -163,7 +164,8 @@ def test_forged_reports_and_tampered_jobs_on_redis_are_refused_then_a_genuine_wo
                 platform_log,
             )
     match.refresh_from_db()
-    assert (match.attempts, match.arena_host, match.worker) == (2, "test-arena", "test-arena")
+    # The resend is no new attempt: the refused jobs never started (attempts count work).
+    assert (match.attempts, match.arena_host, match.worker) == (1, "test-arena", "test-arena")
     games = list(MatchGame.objects.filter(match=match))
     assert len(games) == 3
     assert all(game.faults == [] for game in games)  # the rewritten source never ran

@@ -12,7 +12,7 @@ import pytest
 import redis
 from django.utils import timezone
 
-from arena.broker import LADDER_QUEUE
+from arena.broker import LADDER_QUEUE, BrokerSettings, Role
 from tests.web.matches.arena_helpers import make_active
 from tests.web.matches.celery_worker import (
     REDIS_URL,
@@ -55,6 +55,10 @@ def test_no_worker_for_four_leases_costs_no_attempt_and_every_match_plays_after(
     veterans = [make_active(name).bot for name in ("gil", "hal", "ivy")]
     Bot.objects.filter(pk__in=[b.pk for b in veterans]).update(games_since_version=100)
     arena_log, platform_log = tmp_path / "arena.log", tmp_path / "platform.log"
+    # The reaper counts the queues on the settings' broker: the same Redis.
+    broker = BrokerSettings.from_env({"REDIS_URL": REDIS_URL}).celery(Role.PLATFORM)
+    settings.CELERY_BROKER_URL = broker["broker_url"]  # type: ignore[attr-defined]
+    settings.CELERY_BROKER_TRANSPORT_OPTIONS = broker["broker_transport_options"]  # type: ignore[attr-defined]
     with platform_broker():
         queued = [m.pk for m in queue_ladder_matches("concombre", 3)]  # sent on commit
         assert messages_on(LADDER_QUEUE) == len(queued)
