@@ -14,9 +14,9 @@ from django.db.models import Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
-from arena.contract import MatchKind
 from web.bots.access import public_bot
 from web.bots.models import Bot
+from web.matches.models import KIND_CHOICES
 from web.matches.status import arena_figures, pipeline_status
 from web.users import signed_in
 
@@ -100,7 +100,7 @@ def arena(request: HttpRequest) -> HttpResponse:
     """The public arena page: how busy it is and how long an upload waits."""
     figures = arena_figures()
     waits = [("verdict", figures.verdict), ("first rated game", figures.first_rated)]
-    context = {"figures": figures, "kinds": MatchKind, "waits": waits}
+    context = {"figures": figures, "kinds": KIND_CHOICES, "waits": waits}
     return render(request, "matches/arena.html", context)
 
 
