@@ -192,7 +192,7 @@ def build_parser() -> argparse.ArgumentParser:
     keygen.set_defaults(run=cmd_keygen)
 
     match = commands.add_parser("match", help="play a match as the workers do")
-    add_match_arguments(match, list(RunnerName))
+    add_match_arguments(match, [RunnerName.DOCKER, RunnerName.PROCESS, RunnerName.NONE])
     match.set_defaults(run=cmd_match)
 
     reap = commands.add_parser("reap", help="remove containers of runners that died")

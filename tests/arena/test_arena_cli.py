@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from cucumbers.move_facts import game_record
 from cucumbers.replay import iter_replay_files, load_replay
 from cucumbers.validator import check_replay
 from tests.arena.sandboxkit import hostile
@@ -65,4 +66,12 @@ def test_arena_match_writes_valid_replays_identical_to_the_process_runners(
     for path in files:
         replay = load_replay(path)
         assert check_replay(replay) == []
-        assert replay == load_replay(tmp_path / "process" / path.name)
+        # The same game, move for move (each move's time is the machine's, not the game's).
+        assert game_record(replay) == game_record(load_replay(tmp_path / "process" / path.name))
+
+
+def test_arena_match_plays_in_the_docker_sandbox_unless_told_otherwise() -> None:
+    from arena.__main__ import build_parser
+
+    args = build_parser().parse_args(["match", "builtin:lowest", "builtin:random"])
+    assert args.sandbox == "docker"

@@ -84,6 +84,7 @@ def test_the_arena_worker_declares_no_binding_and_keeps_no_expiring_queue() -> N
     assert all(queue.no_declare for queue in app.conf.task_queues)
     assert {queue.name for queue in app.conf.task_queues} == {
         "urgent",
+        "debut",
         "tournament",
         "ladder",
         "reports",

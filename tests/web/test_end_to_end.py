@@ -78,6 +78,9 @@ def test_sign_up_upload_validate_and_appear_on_the_leaderboard(
     assert version.validation_match.sandbox == kind.value
 
     rows = client.get("/").context["rows"]
-    assert [(rank, bot.name, bot.owner.username) for rank, bot in rows] == [(1, "lowball", "eve")]
+    # On the leaderboard, unranked until its first rated game (unrated bots come last).
+    assert [(rank, bot.name, bot.owner.username) for rank, bot in rows] == [
+        (None, "lowball", "eve")
+    ]
     my_bots = client.get(reverse("my-bots")).content.decode()
     assert "active" in my_bots
