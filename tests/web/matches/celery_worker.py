@@ -195,7 +195,11 @@ def kill(worker: subprocess.Popen[bytes], signum: int) -> None:
             worker.wait()
 
 
-def wait_for(condition: Callable[[], bool], seconds: float, what: str, *logs: Path) -> None:
+def wait_for(
+    condition: Callable[[], bool], seconds: float, what: str | Callable[[], str], *logs: Path
+) -> None:
+    """Until ``condition`` holds, at most ``seconds``; then fail saying ``what`` (called when
+    it is a function: what it says is known only at the end) with the tails of ``logs``."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if condition():
@@ -206,4 +210,5 @@ def wait_for(condition: Callable[[], bool], seconds: float, what: str, *logs: Pa
         for log in logs
         if log.exists()
     ]
-    pytest.fail(f"timed out waiting for {what}; worker logs:\n" + "\n".join(tails))
+    said = what() if callable(what) else what
+    pytest.fail(f"timed out waiting for {said}; worker logs:\n" + "\n".join(tails))

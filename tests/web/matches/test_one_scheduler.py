@@ -42,13 +42,22 @@ def lock_holders() -> int:
         return int(cursor.fetchone()[0])
 
 
-def group_alive(pgid: int) -> bool:
-    """Any process left of the process group (a worker started in a session of its own)."""
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    return True
+def group_running(pgid: int) -> list[str]:
+    """The processes of a process group (a worker started in a session of its own) that
+    still run, read from /proc: a zombie has ended, whoever is to reap it (an orphan waits
+    for PID 1 or a subreaper, and some init processes never reap), so it is left out, where
+    ``killpg(pgid, 0)`` would count it."""
+    running = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:  # it ended while we read
+            continue
+        # pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses.
+        state, _ppid, pgrp = text[text.rindex(")") + 2 :].split()[:3]
+        if int(pgrp) == pgid and state not in ("Z", "X"):
+            running.append(f"{stat.parent.name} {state} {text[: text.rindex(')') + 1]}")
+    return running
 
 
 def sent(log: Path) -> int:
@@ -94,7 +103,15 @@ def test_a_worker_killed_with_sigkill_leaves_no_scheduler_and_a_restart_makes_ex
         os.kill(worker.pid, signal.SIGKILL)  # the main process only, as an OOM kill does
         worker.wait()
         # Its beat (and its pool) end with it: nothing of the worker is left running.
-        wait_for(lambda: not group_alive(worker.pid), 60, "the worker's children to end")
+        left: list[str] = []
+
+        def ended() -> bool:
+            left[:] = group_running(worker.pid)
+            return not left
+
+        wait_for(
+            ended, 60, lambda: f"the worker's children to end (still running: {left})", first_log
+        )
         wait_for(lambda: lock_holders() == 0, 60, "the lock released")
     with platform_broker(), platform_worker(env, second_log, AS_SHIPPED):
         wait_for(lambda: sent(second_log) >= 3, 180, "the restarted beat to send", second_log)
