@@ -392,8 +392,8 @@ REVIEWS_PER_DAY = envint("REVIEWS_PER_DAY", 20, minimum=1)
 #: are those of `cucumbers review REPLAY --seat N` on the downloaded replay.
 REVIEW_DEALS = envint("REVIEW_DEALS", 1000, minimum=2)
 #: How long a review may take on an arena worker: past the soft limit it fails, saying so.
-REVIEW_SOFT_TIME_LIMIT = envint("REVIEW_SOFT_TIME_LIMIT", 600, minimum=1)
-REVIEW_TIME_LIMIT = envint("REVIEW_HARD_TIME_LIMIT", 660, minimum=1)
+REVIEW_SOFT_TIME_LIMIT = envint("REVIEW_SOFT_TIME_LIMIT", 900, minimum=1)
+REVIEW_TIME_LIMIT = envint("REVIEW_HARD_TIME_LIMIT", 960, minimum=1)
 #: A review still queued this long after it was asked for was lost (its message or its
 #: worker): asking again sends it again.
 REVIEW_RESEND_SECONDS = envint("REVIEW_RESEND_SECONDS", 3600, minimum=1)

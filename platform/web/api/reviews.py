@@ -90,12 +90,12 @@ class ReviewSerializer(serializers.ModelSerializer[Review]):
     def get_method(self, review: Review) -> str:
         return self._absolute(method_url())
 
-    @extend_schema_field(OpenApiTypes.INT)
+    @extend_schema_field(serializers.IntegerField(allow_null=True))
     def get_decisions(self, review: Review) -> int | None:
         found = summary(review)
         return found.decisions if found is not None else None
 
-    @extend_schema_field(OpenApiTypes.FLOAT)
+    @extend_schema_field(serializers.FloatField(allow_null=True))
     def get_regret(self, review: Review) -> float | None:
         found = summary(review)
         return round(found.regret, 3) if found is not None else None

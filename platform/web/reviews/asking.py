@@ -2,7 +2,8 @@
 bot's owner (or staff) asks for a review of that bot's decisions, in a finished match whose
 replays are shown, at most ``REVIEWS_PER_DAY`` a day; each refusal has a code and an HTTP
 status (:mod:`web.refusals`). A second ask of the same participant's review returns it; a
-failed one, or one lost for ``REVIEW_RESEND_SECONDS``, is sent again (and counted again)."""
+failed one, or one still queued ``REVIEW_RESEND_SECONDS`` after it was asked for (lost with
+its message, or never taken by the broker), is sent again (and counted again)."""
 
 from __future__ import annotations
 
@@ -55,6 +56,8 @@ def may_review(user: User, match: Match, participant: int) -> None:
 
 
 def _lost(review: Review) -> bool:
+    """Still queued so long after it was asked for that its message (or the broker's
+    answer, or its worker) was lost: asked for again, it is sent again."""
     waited = timezone.now() - review.requested_at
     return waited > timedelta(seconds=settings.REVIEW_RESEND_SECONDS)
 
