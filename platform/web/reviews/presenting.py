@@ -44,8 +44,9 @@ class Mistake:
 
     @property
     def moment(self) -> str:
-        """The viewer's key of the move, as the seat saw it."""
-        return f"g{self.game}-r{self.round}-t{self.trick}-p{self.move}-s{self.seat}"
+        """The viewer's key of the decision as the seat saw it: its trick with the cards
+        before its own down (``move - 1``), its legal cards marked and the one it chose."""
+        return f"g{self.game}-r{self.round}-t{self.trick}-p{self.move - 1}-s{self.seat}"
 
 
 @dataclass(frozen=True, slots=True)

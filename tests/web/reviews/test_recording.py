@@ -215,6 +215,15 @@ def test_the_owner_reads_the_done_review_biggest_mistakes_first_linked_to_their_
     seats = {g.number: g.seat for g in genuine.games}
     links = re.findall(r'href="/matches/\d+/#(g(\d+)-r\d+-t\d+-p\d+-s(\d+))"', html)
     assert links and all(int(seat) == seats[int(game)] for _, game, seat in links)
+    # The costliest decision's link: its trick with the cards before the seat's down.
+    worst_game, worst = min(
+        ((g, d) for g in genuine.games for d in g.review["decisions"]),
+        key=lambda pair: (-pair[1]["regret"], pair[0].number, pair[1]["round"], pair[1]["trick"]),
+    )
+    down = len(worst["trick_cards"])
+    assert down == worst["move"] - 1
+    first = f"g{worst_game.number}-r{worst['round']}-t{worst['trick']}-p{down}-s{worst_game.seat}"
+    assert links[0][0] == first
     api = client.get(f"/api/matches/{sent.match_id}/reviews/0/").json()
     assert api["status"] == "done" and api["decisions"] == len(decisions)
     assert api["result"]["games"][0]["review"]["format"] == "cucumbers-review/1"
