@@ -2,9 +2,10 @@
 page (a real form post with its CSRF token), the review page while queued (it reloads
 itself) and once done, and a decision's link, which opens the match page's viewer at that
 decision as the bot's seat saw it (its legal cards marked, the card it chose). Desktop and
-a 390x844 phone, with screenshots. The result is computed here with the arena worker's own
-function and delivered through the platform's task, signed by a registered host; the same
-through real workers on Redis: tests/web/reviews/test_review_pipeline.py."""
+a 390x844 phone, with screenshots; axe-core finds nothing critical or serious. The result
+is computed here with the arena worker's own function and delivered through the platform's
+task, signed by a registered host; the same through real workers on Redis:
+tests/web/reviews/test_review_pipeline.py."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from django.test import override_settings
 from arena.review_contract import dump
 from arena.reviewing import review_job
 from arena.signing import Purpose, Signer, generate_key
+from tests.e2e.axe import accessibility_problems
 from tests.e2e.conftest import DESKTOP, PHONE, log_in, screenshot
 from tests.e2e.test_viewer import Viewer
 from tests.web.factories import UserFactory
@@ -45,6 +47,7 @@ def test_an_owner_asks_for_a_review_reads_it_and_opens_a_decision_in_the_seat_vi
     page.set_default_timeout(15_000)
     log_in(page, live_server, "olga")
     page.goto(f"{live_server.url}{match.get_absolute_url()}")
+    assert accessibility_problems(page, "the match page with its Review button") == []
     page.click("[data-review-form] button")
     page.wait_for_selector('[data-review-status="queued"]')
     assert "estimate" in page.inner_text("#estimate")
@@ -58,6 +61,7 @@ def test_an_owner_asks_for_a_review_reads_it_and_opens_a_decision_in_the_seat_vi
     assert review_result_task(host.seal(Purpose.REVIEW_RESULT, dump(result))) == "recorded"
     # The page reloads itself while queued: it comes to the result on its own.
     page.wait_for_selector('[data-review-status="done"]', timeout=30_000)
+    assert accessibility_problems(page, "the review page") == []
     screenshot(page, f"review-done-{'phone' if viewport == PHONE else 'desktop'}")
     rows = page.locator("[data-decision]")
     assert rows.count() == min(30, sum(len(g.review["decisions"]) for g in result.games))
