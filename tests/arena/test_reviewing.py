@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from celery.exceptions import SoftTimeLimitExceeded
 
 import arena.worker
 from arena.broker import ARENA_QUEUES, LADDER_QUEUE, MATCH_QUEUES, REVIEW_QUEUE, REVIEW_RESULT_TASK
@@ -188,3 +189,24 @@ def test_a_review_job_the_platform_did_not_sign_is_refused_and_never_answered(
         assert arena.worker.review(forge(platform, text)) == "refused"
     assert sent.messages == []
     assert any("refused a review job" in r.getMessage() for r in caplog.records)
+
+
+def test_a_review_past_its_soft_time_limit_is_answered_as_failed_saying_so(
+    worker: tuple[Signer, Signer, Sent], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    platform, _, sent = worker
+
+    def too_long(job: ReviewJob, name: str) -> None:
+        raise SoftTimeLimitExceeded()
+
+    monkeypatch.setattr(arena.worker, "review_job", too_long)
+    job = a_job(replays(games=1))
+    assert arena.worker.review(platform.seal(Purpose.REVIEW_JOB, dump(job))) == "failed"
+    ((_, purpose, body),) = sent.messages
+    result = load_review_result(body)
+    assert (purpose, result.status, result.attempt) == (
+        Purpose.REVIEW_RESULT,
+        ReviewStatus.FAILED,
+        job.attempt,
+    )
+    assert result.reason == "the review took longer than its time limit"

@@ -3,7 +3,9 @@ the job waits on the review queue; results forged by someone holding the broker 
 signed by an unregistered key, and by a registered host for another seat) reach the
 platform's worker on the ``reports`` queue and are refused, nothing recorded; then an arena
 worker (``env -i``, its own host key, the process sandbox: a review runs no bot) computes
-it, the platform's worker records its signed result, and the owner's review page shows it."""
+it, the platform's worker records its signed result, and the owner's review page shows it.
+A review past the soft time limit the platform sends with its job fails on the arena worker,
+saying so, and the platform records the failure."""
 
 from __future__ import annotations
 
@@ -34,6 +36,7 @@ from tests.web.matches.celery_worker import (
 )
 from tests.web.reviews.helpers import finished_match
 from web.arena_hosts.hosts import add_host
+from web.reviews.asking import ask_review
 from web.reviews.models import Review, ReviewStatus
 from web.reviews.sending import job_for
 
@@ -115,3 +118,36 @@ def test_a_review_is_computed_by_an_arena_worker_and_forged_results_are_refused(
     assert decisions > 0 and f"<b>{decisions}</b>" in page
     moves = re.findall(r'href="/matches/\d+/#g\d+-r\d+-t\d+-p\d+-s\d+" data-move-link', page)
     assert len(moves) == min(30, decisions)
+
+
+def test_a_review_past_its_time_limit_on_the_arena_worker_fails_saying_so(
+    tmp_path: Path, settings: object
+) -> None:
+    require_redis()
+    settings.MATCH_GAMES = 2  # type: ignore[attr-defined]
+    settings.REVIEW_DEALS = 20_000  # type: ignore[attr-defined]  (minutes of work)
+    settings.REVIEW_SOFT_TIME_LIMIT = 2  # type: ignore[attr-defined]
+    settings.REVIEW_TIME_LIMIT = 30  # type: ignore[attr-defined]
+    owner = UserFactory(username="olga")
+    match = finished_match(owner)
+    arena_log, platform_log = tmp_path / "arena.log", tmp_path / "platform.log"
+    with (
+        platform_broker(),
+        platform_worker(platform_env(), platform_log),
+        arena_worker(arena_env("process"), arena_log),
+    ):
+        review, sent = ask_review(owner, match, 0)
+        assert sent
+        wait_for(
+            lambda: Review.objects.get(pk=review.pk).status == ReviewStatus.FAILED,
+            90,
+            "the review failed at its time limit",
+            arena_log,
+            platform_log,
+        )
+    review.refresh_from_db()
+    assert (review.error, review.arena_host) == (
+        "the review took longer than its time limit",
+        "test-arena",
+    )
+    assert review.result is None
