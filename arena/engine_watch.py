@@ -53,6 +53,10 @@ class EngineWatch(bootsteps.StartStopStep):  # type: ignore[misc]
     requires = ("celery.worker.consumer.tasks:Tasks",)
     #: The queues paused with the engine (set by whoever installs the step).
     queues: Sequence[str] = ()
+    #: Every queue the worker may serve, first served first: a queue added back is served
+    #: after those consumed meanwhile (kombu keeps the order queues were added in), so those
+    #: are added back too, behind it, where they were.
+    order: Sequence[str] = ()
 
     def __init__(self, parent: Any, **kwargs: Any) -> None:
         super().__init__(parent, **kwargs)
@@ -67,6 +71,9 @@ class EngineWatch(bootsteps.StartStopStep):  # type: ignore[misc]
             self._timer.cancel()
             self._timer = None
 
+    def _rank(self, queue: str) -> int:
+        return self.order.index(queue) if queue in self.order else len(self.order)
+
     def check(self, consumer: Any) -> None:
         problem = engine_problem(PING_SECONDS)
         if problem is not None and not self.paused:
@@ -79,7 +86,14 @@ class EngineWatch(bootsteps.StartStopStep):  # type: ignore[misc]
                 ", ".join(self.paused) or "nothing",
             )
         elif problem is None and self.paused:
-            for queue in self.paused:
+            kept = [
+                q
+                for q in self.order
+                if q not in self.paused and consumer.task_consumer.consuming_from(q)
+            ]
+            for queue in kept:
+                consumer.cancel_task_queue(queue)
+            for queue in sorted([*self.paused, *kept], key=self._rank):
                 consumer.add_task_queue(queue)
             logger.warning("the Docker engine is back: resumed %s", ", ".join(self.paused))
             self.paused = []

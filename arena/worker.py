@@ -384,9 +384,11 @@ def reap_leftovers(config: WorkerConfig) -> list[str]:
 
 
 class MatchQueuesWatch(EngineWatch):
-    """Pauses the match queues while the engine is down (Docker sandbox only)."""
+    """Pauses the match queues while the engine is down (Docker sandbox only); reviews run
+    no bot and go on."""
 
     queues = MATCH_QUEUES
+    order = ARENA_QUEUES
 
     def include_if(self, parent: Any) -> bool:
         return current_config().sandbox == RunnerName.DOCKER

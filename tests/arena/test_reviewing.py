@@ -210,3 +210,38 @@ def test_a_review_past_its_soft_time_limit_is_answered_as_failed_saying_so(
         job.attempt,
     )
     assert result.reason == "the review took longer than its time limit"
+
+
+class Consuming:
+    """A Celery consumer as the engine watch sees it: the queues it takes from, in the
+    order they were added (kombu serves them in that order)."""
+
+    def __init__(self, queues: tuple[str, ...]) -> None:
+        self.queues = list(queues)
+        self.task_consumer = self
+
+    def consuming_from(self, queue: str) -> bool:
+        return queue in self.queues
+
+    def cancel_task_queue(self, queue: str) -> None:
+        self.queues.remove(queue)
+
+    def add_task_queue(self, queue: str) -> None:
+        self.queues.append(queue)
+
+
+def test_reviews_go_on_while_the_engine_is_away_and_the_order_of_service_comes_back_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import arena.engine_watch
+
+    watch = arena.worker.MatchQueuesWatch.__new__(arena.worker.MatchQueuesWatch)
+    watch.paused = []
+    consumer = Consuming(ARENA_QUEUES)
+    monkeypatch.setattr(arena.engine_watch, "engine_problem", lambda seconds: "engine down")
+    watch.check(consumer)
+    assert consumer.queues == [REVIEW_QUEUE]  # no bot, no sandbox: reviews go on
+    monkeypatch.setattr(arena.engine_watch, "engine_problem", lambda seconds: None)
+    watch.check(consumer)
+    # Not the review queue first and the match queues behind it: urgent first again.
+    assert consumer.queues == list(ARENA_QUEUES)
