@@ -43,11 +43,12 @@ sandbox: install
 # The web tests need a real PostgreSQL (with the role and database of DATABASE_URL in
 # platform/web/settings_test.py) and Redis (the pipeline's broker): install (Debian, root)
 # and start them. The browser tests
-# (tests/e2e/) need Debian's Chromium.
+# (tests/e2e/) need Debian's Chromium, the proxy's test (tests/web/test_proxy.py) its nginx.
 services: install
 	deploy/ensure-postgres.sh
 	deploy/ensure-redis.sh
 	deploy/ensure-chromium.sh
+	deploy/ensure-nginx.sh
 
 test: lint sandbox services
 	$(BIN)/pytest

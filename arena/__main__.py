@@ -76,6 +76,7 @@ def cmd_reap(args: argparse.Namespace) -> int:
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
+    from .engine_watch import watch_seconds
     from .worker import SANDBOXES, WorkerConfig, WorkerKeys, WorkerKeysError, run_worker
 
     sandbox = args.sandbox or os.environ.get("SANDBOX", "").strip() or RunnerName.DOCKER
@@ -86,6 +87,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
         broker = BrokerSettings.from_env()
         broker.celery(Role.ARENA)  # no broker named: say so now, not from inside Celery
         limits = SandboxSettings.from_env()  # a mistyped limit stops the worker here
+        watch = watch_seconds(os.environ)
         kind = log_format()
     except (BrokerSettingsError, SettingsError, ValueError) as error:
         print(f"arena: error: {error}", file=sys.stderr)
@@ -101,6 +103,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
         staging_dir=limits.staging_dir,
         runtime=limits.runtime,
         keys=keys,
+        engine_watch_seconds=watch,
     )
     console = logging.StreamHandler()
     console.setFormatter(formatter(kind, "[%(asctime)s: %(levelname)s/arena] %(message)s"))

@@ -16,8 +16,10 @@ a job that is not signed by the platform's key is refused, logged, acknowledged 
 dropped: never played, and no report (nothing of its attempt can be trusted). With
 Docker, a worker whose engine does not answer at start exits non-zero with a message naming
 the engine; one whose engine goes away pauses its queues until it is back
-(:mod:`arena.engine_watch`); a match in flight then ends as an infrastructure error,
-retried by the platform, never charged to a bot and never played elsewhere.
+(:mod:`arena.engine_watch`); a job taken before the watch noticed finds the engine gone
+before it starts and goes back to its queue, no attempt spent; a match in flight then ends
+as an infrastructure error, retried by the platform, never charged to a bot and never
+played elsewhere.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from typing import Any, TypeVar
 from celery import Celery
 from celery.exceptions import Reject, SoftTimeLimitExceeded
 from celery.signals import after_setup_logger, after_setup_task_logger
+from celery.worker.request import Request
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from kombu import Exchange, Queue  # type: ignore[attr-defined]  # kombu declares no exports
 
@@ -62,7 +65,17 @@ from .contract import (
     dump,
     load_job,
 )
-from .engine_watch import PING_SECONDS, EngineUnavailable, EngineWatch, require_engine
+from .engine_watch import (
+    PING_SECONDS,
+    WATCH_SECONDS,
+    WATCH_VARIABLE,
+    EngineMissing,
+    EngineUnavailable,
+    EngineWatch,
+    engine_missing,
+    pause_now,
+    require_engine,
+)
 from .logs import log_format, use_json_on
 from .playing import play_job
 from .review_contract import dump as dump_review
@@ -109,6 +122,7 @@ WORKER_VARIABLES = (
     "DOCKER_TLS_VERIFY",
     "DOCKER_CERT_PATH",
     "LOG_FORMAT",
+    WATCH_VARIABLE,
     "ARENA_PLATFORM_KEY",
     "ARENA_PLATFORM_KEY_FILE",
     "ARENA_HOST_KEY_FILE",
@@ -195,6 +209,8 @@ class WorkerConfig:
     staging_dir: str | None = None
     runtime: str = "runc"
     keys: WorkerKeys | None = None
+    #: How often the engine is asked while it answers (:mod:`arena.engine_watch`).
+    engine_watch_seconds: float = WATCH_SECONDS
 
 
 # No fixups: Celery would set Django up if DJANGO_SETTINGS_MODULE happened to be set. Not
@@ -238,6 +254,7 @@ def configure(config: WorkerConfig, broker: BrokerSettings) -> None:
     if config.keys is None:
         raise ValueError("a worker needs its keys (WorkerKeys.from_env)")
     _config = config
+    MatchQueuesWatch.every = config.engine_watch_seconds
     app.conf.update(broker.celery(Role.ARENA))
 
 
@@ -245,7 +262,19 @@ def current_config() -> WorkerConfig:
     return _config
 
 
-@app.task(name=PLAY_TASK)  # type: ignore[untyped-decorator]  # Celery is untyped
+class PlayRequest(Request):  # type: ignore[misc]  # Celery is untyped
+    """A play job as the worker's main process sees it: when the job found the engine
+    missing, the match queues are paused before the message goes back to its queue."""
+
+    def on_failure(
+        self, exc_info: Any, send_failed_event: bool = True, return_ok: bool = False
+    ) -> None:
+        if isinstance(exc_info.exception, EngineMissing):
+            pause_now(str(exc_info.exception.reason))
+        super().on_failure(exc_info, send_failed_event=send_failed_event, return_ok=return_ok)
+
+
+@app.task(name=PLAY_TASK, Request=PlayRequest)  # type: ignore[untyped-decorator]  # untyped
 def play(text: str) -> str:
     """Play one job, if the platform signed it, and send back what happened."""
     config = current_config()
@@ -269,6 +298,17 @@ def play(text: str) -> str:
         if refused is not None:
             send_back(REPORT_TASK, Purpose.REPORT, dump(refused))
         return "refused"
+    if config.sandbox == RunnerName.DOCKER and (problem := engine_missing()) is not None:
+        # Nothing started: no word to the platform, so no attempt is spent and nothing is
+        # anyone's fault; the job waits on its queue for a worker with an engine.
+        logger.error(
+            "match %s attempt %s: the Docker engine cannot be reached (%s): put back on its"
+            " queue, not started",
+            job.match,
+            job.attempt,
+            problem,
+        )
+        raise EngineMissing(f"the Docker engine cannot be reached: {problem}")
     logger.info("match %s attempt %s: playing (%s)", job.match, job.attempt, job.kind)
     send_back(
         STARTED_TASK,

@@ -17,7 +17,11 @@ queued. Target on the 2-core machine: first rated game p95 under 60 s with Docke
 Needs PostgreSQL and Redis (``make services``) and Docker (``make sandbox``). Uses a
 database of its own (``cucumbers_bench``, recreated for each lane) and Redis database 8.
 
-    python benchmarks/first_rating.py [--uploads 6] [--queued 40] [--gap 10]
+A version that has no rated game after ``--give-up`` seconds (300) is counted at that many
+seconds and marked ``>``: its true wait is longer, so a percentile with one is a lower
+bound (the lane without the debut tables reaches it on this machine).
+
+    python benchmarks/first_rating.py [--uploads 6] [--queued 40] [--gap 10] [--lanes on,off]
 """
 
 from __future__ import annotations
@@ -45,8 +49,9 @@ from pipeline import (
 )
 
 TARGET_P95_SECONDS = 60.0
-#: How long one new version may wait for its first rated game before the run gives up.
-GIVE_UP_SECONDS = 900.0
+#: How long one new version may wait for its first rated game before the run counts it at
+#: that (a lower bound) and goes on.
+GIVE_UP_SECONDS = 300.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +61,11 @@ class Waited:
     verdict: float
     first_rated: float
     ahead: int
+    #: No rated game within the give-up time: ``first_rated`` is a lower bound.
+    censored: bool = False
+
+    def shown(self) -> str:
+        return f"{'>' if self.censored else ''}{self.first_rated:.1f}"
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -89,7 +99,7 @@ def first_rated_match_place(bot_id: int) -> int:
     return sum(1 for m in same if m.started_at is None or m.started_at > first.created_at)
 
 
-def upload_one(number: int, queued: int) -> Waited:
+def upload_one(number: int, queued: int, give_up: float) -> Waited:
     """Upload a new bot (the SDK's starter) and wait for its verdict and first rated game,
     keeping the ladder busy meanwhile."""
     from django.contrib.auth.models import User
@@ -119,8 +129,10 @@ def upload_one(number: int, queued: int) -> Waited:
         if RatingChange.objects.filter(bot_id=version.bot_id).exists():
             assert verdict is not None
             return Waited(verdict, now - started, first_rated_match_place(version.bot_id))
-        if now - started > GIVE_UP_SECONDS:
-            raise SystemExit(f"no rated game for {version} after {GIVE_UP_SECONDS:.0f} s")
+        if verdict is not None and now - started > give_up:
+            return Waited(verdict, give_up, first_rated_match_place(version.bot_id), True)
+        if now - started > give_up + 120:
+            raise SystemExit(f"no verdict for {version} after {give_up + 120:.0f} s")
         time.sleep(0.1)
 
 
@@ -162,10 +174,10 @@ def lane(
     try:
         keep_busy(args.queued)
         for number in range(args.uploads):
-            waits.append(upload_one(number, args.queued))
+            waits.append(upload_one(number, args.queued, args.give_up))
             print(
                 f"  debut lane {name}: upload {number + 1}: verdict {waits[-1].verdict:.1f} s,"
-                f" first rated game {waits[-1].first_rated:.1f} s,"
+                f" first rated game {waits[-1].shown()} s,"
                 f" {waits[-1].ahead} matches ahead in its queue",
                 flush=True,
             )
@@ -191,9 +203,11 @@ def summary(name: str, waits: list[Waited]) -> tuple[float, float, float, float]
         percentile(firsts, 0.95),
     )
     aheads = ", ".join(str(w.ahead) for w in waits)
+    bound = ">" if any(w.censored for w in waits) else ""
     print(
-        f"  {name:22} {row[0]:>9.1f} {row[1]:>9.1f} {row[2]:>11.1f} {row[3]:>11.1f}"
-        f"   ahead: {aheads}"
+        f"  {name:22} {row[0]:>9.1f} {row[1]:>9.1f} {bound + f'{row[2]:.1f}':>11}"
+        f" {bound + f'{row[3]:.1f}':>11}   ahead: {aheads};"
+        f" each: {', '.join(w.shown() for w in waits)}"
     )
     return row
 
@@ -205,7 +219,16 @@ def main() -> int:
     parser.add_argument("--gap", type=float, default=10.0)
     parser.add_argument("--concurrency", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--sandbox", choices=["docker", "process"], default="docker")
+    parser.add_argument("--give-up", type=float, default=GIVE_UP_SECONDS)
+    parser.add_argument(
+        "--lanes",
+        default="on,off",
+        help="which runs, in this order: on (the debut lane), off (without it)",
+    )
     args = parser.parse_args()
+    lanes = [name.strip() for name in args.lanes.split(",")]
+    if not lanes or any(name not in ("on", "off") for name in lanes):
+        parser.error("--lanes: a comma-separated list of on and off")
     started_at = datetime.now().isoformat(timespec="seconds")
     print(
         f"first rating on a busy ladder ({started_at}, load {load_average()}):"
@@ -216,19 +239,24 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="cucumbers-first-rating-") as data_dir:
         logs = Path(data_dir) / "logs"
         logs.mkdir()
-        # Old way first, then the debut lane, in one run on one machine.
-        for debut in (False, True):
-            results[debut] = lane(debut, args, data_dir, logs)
+        # The debut lane first (short), then the old way, in one run on one machine.
+        for name in lanes:
+            results[name == "on"] = lane(name == "on", args, data_dir, logs)
     print(f"\n  {'seconds':22} {'verdict':>9} {'':>9} {'first rated':>11} {'':>11}")
     print(f"  {'':22} {'p50':>9} {'p95':>9} {'p50':>11} {'p95':>11}")
-    old = summary("without the debut lane", results[False][0])
-    new = summary("with the debut lane", results[True][0])
-    met = "meets" if new[3] <= TARGET_P95_SECONDS else "misses"
-    print(
-        f"\n  first rated game p95: {new[3]:.1f} s with the debut lane, {old[3]:.1f} s without"
-        f" ({old[3] / new[3]:.1f}x); {met} the {TARGET_P95_SECONDS:g} s target"
-        f" (load now {load_average()})"
-    )
+    rows = {
+        debut: summary("with the debut lane" if debut else "without the debut lane", waits)
+        for debut, (waits, _) in results.items()
+    }
+    if True in rows:
+        new = rows[True]
+        met = "meets" if new[3] <= TARGET_P95_SECONDS else "misses"
+        print(f"\n  first rated game p95 with the debut lane: {new[3]:.1f} s;", end="")
+        if False in rows:
+            old = rows[False]
+            bound = ">" if any(w.censored for w in results[False][0]) else ""
+            print(f" without: {bound}{old[3]:.1f} s ({bound}{old[3] / new[3]:.1f}x);", end="")
+        print(f" {met} the {TARGET_P95_SECONDS:g} s target (load now {load_average()})")
     return 0
 
 

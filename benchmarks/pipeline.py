@@ -227,8 +227,20 @@ def upload_to_verdict(queued: int) -> float:
 
 
 def start_worker(argv: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    """A worker that ends with this process, however it ends (a benchmark stopped with
+    SIGTERM or SIGKILL leaves no worker playing on)."""
+    from arena.parent_death import end_with
+
+    benchmark = os.getpid()
     with log.open("wb") as out:
-        worker = subprocess.Popen(argv, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT)
+        worker = subprocess.Popen(
+            argv,
+            cwd=REPO,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            preexec_fn=lambda: end_with(benchmark),
+        )
     deadline = time.monotonic() + 120
     while "ready." not in log.read_text(errors="replace"):
         if time.monotonic() > deadline or worker.poll() is not None:

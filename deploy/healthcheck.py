@@ -1,23 +1,41 @@
 #!/usr/bin/env python3
-"""The web container's health check: asks gunicorn for the leaderboard as the TLS proxy
-would (a host of ``ALLOWED_HOSTS``, ``X-Forwarded-Proto: https``), so that neither Django's
-host check nor ``SECURE_SSL_REDIRECT`` turns the probe away. Exit 0 when healthy."""
+"""The web container's health check: asks gunicorn for the leaderboard as the proxy would
+(a host of ``ALLOWED_HOSTS``, ``X-Forwarded-Proto: https``), so that neither Django's host
+check nor ``SECURE_SSL_REDIRECT`` turns the probe away. It asks where gunicorn listens
+(``GUNICORN_BIND``): the Unix socket the proxy uses in docker-compose.yml, or a port of
+this container. Exit 0 when healthy."""
 
 from __future__ import annotations
 
+import http.client
 import os
+import socket
 import sys
-import urllib.error
-import urllib.request
 
-URL = "http://127.0.0.1:8000/"
+DEFAULT_BIND = "0.0.0.0:8000"
+TIMEOUT = 4.0
 
 
-class NoRedirect(urllib.request.HTTPRedirectHandler):
-    # A redirect (to https, or a trailing slash) proves the application answers: following
-    # it would leave the container.
-    def redirect_request(self, *args: object, **kwargs: object) -> None:
-        return None
+class UnixConnection(http.client.HTTPConnection):
+    """HTTP over gunicorn's Unix socket."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__("localhost", timeout=TIMEOUT)
+        self.path = path
+
+    def connect(self) -> None:
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(TIMEOUT)
+        self.sock.connect(self.path)
+
+
+def connection(bind: str) -> http.client.HTTPConnection:
+    """A connection to the first address of ``bind`` (gunicorn's setting, commas allowed)."""
+    first = bind.split(",")[0].strip()
+    if first.startswith("unix:"):
+        return UnixConnection(first.removeprefix("unix:"))
+    port = first.rsplit(":", 1)[1] if ":" in first else "8000"
+    return http.client.HTTPConnection("127.0.0.1", int(port), timeout=TIMEOUT)
 
 
 def probe_host() -> str:
@@ -29,18 +47,17 @@ def probe_host() -> str:
 
 
 def main() -> int:
-    request = urllib.request.Request(
-        URL, headers={"Host": probe_host(), "X-Forwarded-Proto": "https"}
-    )
-    opener = urllib.request.build_opener(NoRedirect)
+    client = connection(os.environ.get("GUNICORN_BIND", DEFAULT_BIND))
     try:
-        with opener.open(request, timeout=4) as response:
-            status = response.status
-    except urllib.error.HTTPError as error:
-        status = error.code
-    except OSError as error:
+        # A redirect (to https, or a trailing slash) proves the application answers: it is
+        # not followed.
+        client.request("GET", "/", headers={"Host": probe_host(), "X-Forwarded-Proto": "https"})
+        status = client.getresponse().status
+    except (OSError, http.client.HTTPException) as error:
         print(f"unhealthy: {error}", file=sys.stderr)
         return 1
+    finally:
+        client.close()
     if status >= 400:
         print(f"unhealthy: HTTP {status}", file=sys.stderr)
         return 1

@@ -13,7 +13,8 @@ pulled there), from what such a host does reach: Debian's packages and PyPI.
   < "3.11.3"``, so another patch release could leave one out.
 
 The same docker-compose.yml then builds and runs the stack, given the compose variables
-this prints (``POSTGRES_IMAGE``, ``REDIS_IMAGE``, ``PYTHON_IMAGE``, ``DOCKER_CLI_IMAGE``)::
+this prints (``POSTGRES_IMAGE``, ``REDIS_IMAGE``, ``PYTHON_IMAGE``, ``DOCKER_CLI_IMAGE``, and
+``DEBIAN_IMAGE``, the base the proxy's recipe installs Debian's nginx on)::
 
     python deploy/offline_images.py >> .env      # beside docker-compose.yml
     COMPOSE_DOCKER_CLI_BUILD=1 DOCKER_BUILDKIT=1 docker-compose up -d --build
@@ -67,6 +68,9 @@ class OfflineImages:
             "REDIS_IMAGE": self.redis,
             # Debian 12's Redis: its ACL file must not name what 7.2 added.
             "REDIS_VERSION": "7.0",
+            # The proxy installs Debian's nginx on it (deploy/proxy/Dockerfile), in place of
+            # debian:bookworm-slim.
+            "DEBIAN_IMAGE": DEBIAN_IMAGE,
         }
 
 

@@ -65,7 +65,13 @@ REPO = Path(__file__).resolve().parents[1]
 COMPOSE_FILE = REPO / "docker-compose.yml"
 ARENA_HOST_FILE = REPO / "deploy" / "arena-host.yml"
 #: The images docker-compose.yml names by default; present or pullable means a registry.
-REGISTRY_IMAGES = ("postgres:16", "redis:7", "python:3.12-slim", "docker:27-cli")
+REGISTRY_IMAGES = (
+    "postgres:16",
+    "redis:7",
+    "python:3.12-slim",
+    "docker:27-cli",
+    "debian:bookworm-slim",
+)
 BOT_NAME = "stackbot"
 BOT_SOURCE = '''from cucumbers import Bot, View
 
@@ -126,19 +132,19 @@ def say_sandbox_image(clock: Clock) -> None:
 
 def build_images(stack: Compose, build_log: Path, fresh: bool) -> None:
     """Every image of the project's compose file. ``fresh``: the platform image built once
-    without Docker's build cache; then the other services of that image reuse that build
-    (compose builds each service that has a ``build:`` on its own)."""
+    without Docker's build cache, and the proxy's; then the other services of the platform
+    image reuse that build (compose builds each service that has a ``build:`` on its own)."""
     if fresh:
-        stack.run("build", "--no-cache", "web", log=build_log)
+        stack.run("build", "--no-cache", "web", "proxy", log=build_log)
     stack.run("build", log=build_log.with_suffix(".rest.log") if fresh else build_log)
 
 
 def stack_starts(clock: Clock, stack: Compose, build_log: Path, fresh: bool) -> None:
     with clock.step("images built (build of every image of docker-compose.yml)"):
         build_images(stack, build_log, fresh)
-    with clock.step("stack healthy (postgres, redis, migrate, web, worker, platform, beat)"):
+    with clock.step("stack healthy (postgres, redis, migrate, web, proxy, worker, platform, beat)"):
         stack.run("up", "-d", "--no-build")
-        for service in ("postgres", "redis", "web"):
+        for service in ("postgres", "redis", "web", "proxy"):
             stack.wait_healthy(service, SERVE_SECONDS)
         Visitor(stack.base_url).wait_until_serving()
         # The arena worker's health check is slow to start (its image build may take
@@ -290,8 +296,9 @@ def backup_restores(clock: Clock, stack: Compose, fresh: Compose) -> None:
             "-x",
             stdin=files,
         )
-        fresh.run("up", "-d", "--no-build", "web")
+        fresh.run("up", "-d", "--no-build", "proxy")  # and web, which it needs
         fresh.wait_healthy("web", SERVE_SECONDS)
+        fresh.wait_healthy("proxy", SERVE_SECONDS)
         after = Visitor(fresh.base_url).leaderboard()
         if after != before:
             raise StackCheckFailed(f"the leaderboards differ:\n{before}\n{after}")
@@ -330,10 +337,12 @@ def upgrade_keeps_everything(
         before = what_users_see(Visitor(old.base_url))
         new = Compose(old.project, [COMPOSE_FILE], variables, clock.say, old.port)
         # Compose recreates what changed (the image of migrate and web) over the same
-        # volumes; web waits for migrate to end with 0. beat and the worker stay stopped,
-        # so that the comparison sees no new result.
-        new.run("up", "-d", "--no-build", "web")
+        # volumes; web waits for migrate to end with 0, and the proxy (new since issue 30:
+        # it now holds the published port) for web. beat and the worker stay stopped, so
+        # that the comparison sees no new result.
+        new.run("up", "-d", "--no-build", "proxy")
         new.wait_healthy("web", SERVE_SECONDS)
+        new.wait_healthy("proxy", SERVE_SECONDS)
         migrated = inspect(new.container_id("migrate"))
         if migrated["Config"]["Image"] != variables["WEB_IMAGE"]:
             raise StackCheckFailed(f"migrate ran {migrated['Config']['Image']}", "migrate")
@@ -374,9 +383,11 @@ def run(args: argparse.Namespace) -> None:
             clock.say(" ".join(f"{name}={image}" for name, image in images.items()))
     project = f"cucumbers-stack-{secrets.token_hex(3)}"
     web_image = f"cucumber-arena-web:{project}"
+    proxy_image = f"cucumber-arena-proxy:{project}"
     # The folder outlives the projects: compose reads their env files to take them down.
     with tempfile.TemporaryDirectory(prefix=f"{project}-") as tmp, ExitStack() as cleanup:
         cleanup.callback(_remove_image, web_image, clock)
+        cleanup.callback(_remove_image, proxy_image, clock)
         say_sandbox_image(clock)
         projects: list[Compose] = []
 
@@ -389,7 +400,9 @@ def run(args: argparse.Namespace) -> None:
             return compose
 
         def stack_files(name: str, image: str = web_image) -> StackFiles:
-            return StackFiles.generate(Path(tmp) / name, free_port(), images, docker, image)
+            return StackFiles.generate(
+                Path(tmp) / name, free_port(), images, docker, image, proxy_image
+            )
 
         files = stack_files("stack")
         stack = new_project(project, [COMPOSE_FILE], dict(files.variables), files.port)

@@ -109,7 +109,13 @@ class StackFiles:
 
     @classmethod
     def generate(
-        cls, folder: Path, port: int, images: Mapping[str, str], docker: str, web_image: str
+        cls,
+        folder: Path,
+        port: int,
+        images: Mapping[str, str],
+        docker: str,
+        web_image: str,
+        proxy_image: str,
     ) -> StackFiles:
         folder.mkdir(mode=0o700, parents=True)
         db_password = secrets.token_hex(16)
@@ -124,9 +130,9 @@ class StackFiles:
             "CACHE_URL": f"redis://cache:{passwords['cache']}@redis:6379/1",
             # Made by migrate on the data volume (docker-compose.yml).
             "ARENA_SIGNING_KEY_FILE": "/data/keys/platform",
-            # Plain HTTP on the loopback, no proxy in front: the visitor is the client. Said
-            # explicitly, as production's defaults (redirect to HTTPS, HSTS, secure cookies)
-            # would turn it away.
+            # Plain HTTP on the loopback, no TLS proxy in front of the stack's own: the
+            # visitor is the client. Said explicitly, as production's defaults (redirect to
+            # HTTPS, HSTS, secure cookies) would turn it away.
             "ALLOWED_HOSTS": "127.0.0.1,localhost",
             "CSRF_TRUSTED_ORIGINS": f"http://127.0.0.1:{port}",
             "BEHIND_TLS_PROXY": "0",
@@ -134,7 +140,9 @@ class StackFiles:
             "SECURE_SSL_REDIRECT": "0",
             "SECURE_HSTS_SECONDS": "0",
             "EMAIL_BACKEND": "console",  # nothing is mailed from a throwaway stack
-            "TRUSTED_PROXIES": "0",
+            # The stack's proxy names the client (a release without one sends no header,
+            # and the connection's address counts).
+            "TRUSTED_PROXIES": "1",
             "LADDER_TOP_UP_SECONDS": "5",
         }
         worker = {
@@ -155,6 +163,7 @@ class StackFiles:
             "DOCKER_GID": str(Path("/var/run/docker.sock").stat().st_gid),
             **{f"REDIS_{user.upper()}_PASSWORD": value for user, value in passwords.items()},
             "WEB_IMAGE": web_image,
+            "PROXY_IMAGE": proxy_image,
             "WEB_PORT": str(port),
             **images,
             # docker-compose 1.29 builds with the classic builder unless told otherwise, and

@@ -41,9 +41,11 @@ RUN pip wheel --no-deps --no-build-isolation --wheel-dir /dist/sdk ./sdk \
 
 FROM dependencies
 COPY --from=docker-cli /usr/local/bin/docker /usr/local/bin/docker
-# Never root: uid 1000 owns the data volume and (on the host) the sandbox staging dir.
+# Never root: uid 1000 owns the data volume and (on the host) the sandbox staging dir, and
+# the folder of gunicorn's socket (docker-compose.yml: a volume the proxy mounts too, which
+# takes this folder's owner when it is first mounted).
 RUN useradd --create-home --uid 1000 --user-group arena \
-    && install -d -o arena -g arena /data /keys
+    && install -d -o arena -g arena /data /keys /run/gunicorn
 # Where the settings find what was made here (web/settings.py, arena/sandbox/image.py).
 ENV DJANGO_SETTINGS_MODULE=web.settings \
     DATA_DIR=/data \

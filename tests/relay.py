@@ -24,10 +24,14 @@ def real_engine_socket() -> str:
     return host.removeprefix("unix://")
 
 
+#: A socket's address: a unix socket's path, or a TCP (host, port).
+Address = str | tuple[str, int]
+
+
 class SocketRelay:
     """Listens at ``address`` (of ``family``) and relays each connection to ``target``."""
 
-    def __init__(self, family: socket.AddressFamily, address: object, target: object) -> None:
+    def __init__(self, family: socket.AddressFamily, address: Address, target: Address) -> None:
         self._family = family
         self._target = target
         self._listener = socket.socket(family, socket.SOCK_STREAM)
@@ -109,4 +113,4 @@ class TcpRelay(SocketRelay):
 
     @property
     def port(self) -> int:
-        return int(self.address[1])  # type: ignore[index]
+        return int(self.address[1])

@@ -8,7 +8,9 @@ Only what can be named by what it depends on, or what may honestly lag a little:
   can lag, for ``BOT_STATS_SECONDS`` (10 minutes) at most: the names of the head-to-head
   opponents (a deleted opponent stays listed until then);
 - the number of matches of the match list (``web.matches.views``, a minute): only the
-  "page 3 of 4,000" and where the last page is lag; the rows are read live.
+  "page 3 of 4,000" and where the last page is lag; the rows are read live;
+- the landing page's live figures (``web.pages.landing``, 15 seconds): bots playing, games
+  today, matches queued and playing, each at most that old.
 
 What is kept is plain data, never markup: each value goes through a :class:`Codec` that
 turns it into JSON and reads it back, checking its shape, and the page is rendered from

@@ -109,6 +109,14 @@ def test_a_worker_is_given_nothing_of_the_platforms_secrets() -> None:
             "CUCUMBERS_SANDBOX_MEMORY",
         ),
         ({"REDIS_URL": "redis://127.0.0.1:9/0", "LOG_FORMAT": "xml"}, "LOG_FORMAT='xml'"),
+        (
+            {"REDIS_URL": "redis://127.0.0.1:9/0", "ARENA_ENGINE_WATCH_SECONDS": "0"},
+            "ARENA_ENGINE_WATCH_SECONDS='0': a positive number of seconds",
+        ),
+        (
+            {"REDIS_URL": "redis://127.0.0.1:9/0", "ARENA_ENGINE_WATCH_SECONDS": "nan"},
+            "ARENA_ENGINE_WATCH_SECONDS='nan'",
+        ),
     ],
 )
 def test_the_worker_command_stops_at_once_on_a_bad_setting(

@@ -56,3 +56,10 @@ def five_cucumbers_game(seed: int = 11, *, fault: bool = True) -> dict[str, Any]
 def concombre_game(seed: int = 5) -> dict[str, Any]:
     """A 3-seat Concombre game without faults (penalty cards, half-cucumbers)."""
     return _play(CONCOMBRE, 3, seed, fault=False)
+
+
+def full_table_game(concombre: bool) -> dict[str, Any]:
+    """A game at the largest table of its rules (Concombre 7 seats, Five Cucumbers 6, with
+    the fault): the longest end-of-game card the viewer shows."""
+    rules = CONCOMBRE if concombre else FIVE_CUCUMBERS
+    return _play(rules, rules.max_players, 5 if concombre else 11, fault=not concombre)

@@ -16,7 +16,7 @@ from cucumbers.cli import main as cucumbers
 from cucumbers.faults import Fault, FaultKind
 from cucumbers.match import GameOutcome
 from cucumbers.replay import save_replay
-from tests.e2e.conftest import PHONE, log_in, screenshot
+from tests.e2e.conftest import DESKTOP, PHONE, log_in, screenshot
 from tests.e2e.replays import (
     FAULT_DETAIL,
     FAULT_ROUND,
@@ -24,6 +24,7 @@ from tests.e2e.replays import (
     FAULT_TRICK,
     concombre_game,
     five_cucumbers_game,
+    full_table_game,
 )
 from tests.web.factories import StaffFactory
 from tests.web.recorded import Entrant, record_series
@@ -328,6 +329,52 @@ def test_the_offline_page_shows_the_same_viewer(page: Any, tmp_path: Path) -> No
     page.keyboard.press("Shift+ArrowLeft")
     viewer.wait(trick_end(replay, rnd, len(replay["rounds"][rnd - 1]["tricks"]) - 1))
     assert viewer.seats_with("data-half") == []
+
+
+@pytest.mark.parametrize("concombre", [True, False], ids=["concombre-7", "five-cucumbers-6"])
+@pytest.mark.parametrize("phone", [False, True], ids=["desktop", "phone"])
+def test_the_end_of_game_card_is_shown_whole_clear_of_the_seats(
+    browser: Any, tmp_path: Path, concombre: bool, phone: bool
+) -> None:
+    """At the end of a game at the largest table, the middle holds the round's result and
+    the whole standings: nothing scrolled away or cut off (issue 30: on a desktop the card
+    stopped after four of six places), and no seat drawn over it."""
+    replay = full_table_game(concombre)
+    source = save_replay(replay, tmp_path / "game.json.gz")
+    out = tmp_path / "game.html"
+    assert cucumbers(["replay", str(source), "--html", str(out)]) == 0
+    context = browser.new_context(viewport=PHONE if phone else DESKTOP)
+    page = context.new_page()
+    page.goto(out.as_uri() + "#" + round_end(replay, len(replay["rounds"])))
+    viewer = Viewer(page, 1)
+    viewer.wait(round_end(replay, len(replay["rounds"])))
+    center = viewer.root.locator(".cv-center")
+    places = viewer.root.locator("[data-placement] li")
+    assert places.count() == len(replay["players"])
+    scroll, shown = center.evaluate("e => [e.scrollHeight, e.clientHeight]")
+    assert scroll <= shown + 1, f"the middle scrolls: {scroll} px in {shown}"
+    middle = center.bounding_box()
+    table = viewer.root.locator(".cv-table").bounding_box()
+    for n in range(places.count()):
+        box = places.nth(n).bounding_box()
+        assert (
+            middle["y"] <= box["y"] and box["y"] + box["height"] <= middle["y"] + middle["height"]
+        )
+    assert (
+        middle["y"] >= table["y"] and middle["y"] + middle["height"] <= table["y"] + table["height"]
+    )
+    for seat in range(len(replay["players"])):
+        other = viewer.seat(seat).bounding_box()
+        apart = (
+            other["x"] >= middle["x"] + middle["width"]
+            or other["x"] + other["width"] <= middle["x"]
+            or other["y"] >= middle["y"] + middle["height"]
+            or other["y"] + other["height"] <= middle["y"]
+        )
+        assert apart, f"seat {seat} covers the end-of-game card"
+    name = "concombre-7" if concombre else "five-cucumbers-6"
+    screenshot(page, f"viewer-game-end-{name}-{'phone' if phone else 'desktop'}")
+    context.close()
 
 
 def test_the_keys_belong_to_the_viewer_that_has_the_focus_not_to_the_page(

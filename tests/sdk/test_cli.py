@@ -205,3 +205,28 @@ def test_replay_prints_a_game_and_check_replay_finds_the_one_with_a_wrong_penalt
     bad = cucumbers("check-replay", str(folder))
     assert bad.returncode == 1
     assert "game-00003.json.gz" in bad.stdout and "2 of 3 replays valid" in bad.stdout
+
+
+def test_no_commands_help_shows_a_doubled_percent_sign(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """argparse formats help with %: a literal "95%%" in a description printed as "%%"
+    where argparse did not format it (issue 30: compare --help)."""
+    import argparse
+
+    from cucumbers.cli import build_parser
+
+    commands = next(
+        action
+        for action in build_parser()._actions
+        if isinstance(action, argparse._SubParsersAction)
+    )
+    assert "compare" in commands.choices
+    for name in commands.choices:
+        with pytest.raises(SystemExit):
+            main([name, "--help"])
+        shown = capsys.readouterr().out
+        assert "%%" not in shown, name
+    with pytest.raises(SystemExit):
+        main(["compare", "--help"])
+    assert "95%" in capsys.readouterr().out

@@ -229,7 +229,8 @@ def test_a_slow_bot_past_its_move_time_and_bank_times_out(tmp_path: Path) -> Non
     seat = seat_of(outcome, 1)
     (fault,) = outcome.faults
     assert (fault.seat, fault.kind, fault.round, fault.trick) == (seat, FaultKind.TIMEOUT, 1, 3)
-    assert "0.2 s" in fault.detail
+    # The limit and the bank by name (issue 30: "no move within 1.16 s" said neither).
+    assert "0.2 s a move" in fault.detail and "0.2 s time bank" in fault.detail, fault.detail
     assert outcome.placement == (1 - seat, seat)
     assert_valid(outcome)
 

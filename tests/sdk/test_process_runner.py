@@ -84,6 +84,8 @@ def test_a_bot_that_never_answers_times_out() -> None:
     (outcome,) = play(bot("sleeper"), limits=FAST)
     fault = the_fault(outcome, FaultKind.TIMEOUT)
     assert "no move within 0.4 s" in fault.detail
+    # What the 0.4 s is made of (issue 30: the limit and the bank were not named).
+    assert "0.2 s a move and the 0.2 s left of its 0.2 s time bank" in fault.detail, fault.detail
 
 
 def test_a_bot_that_raises_crashes_with_the_exception_and_line() -> None:

@@ -157,11 +157,12 @@ for (const replay of replays) {
   }
 }
 
-test("per-move facts are read defensively: missing, wrong types, or in facts", () => {
+test("per-move facts are read as revision 2 writes them, defensively", () => {
   assert.deepEqual(moveFacts({ seat: 0, card: 3 }), { ms: null, output: null });
+  assert.deepEqual(moveFacts({ seat: 0, card: 3, ms: 1.5, output: ["a", "b"] }), { ms: 1.5, output: ["a", "b"] });
   assert.deepEqual(moveFacts({ ms: "12", output: 5 }), { ms: null, output: null });
-  assert.deepEqual(moveFacts({ ms: -1, seconds: 0.25 }), { ms: 250, output: null });
-  assert.deepEqual(moveFacts({ facts: { ms: 4, output: "a\nb\n" } }), { ms: 4, output: ["a", "b"] });
+  assert.deepEqual(moveFacts({ ms: -1, output: "a\nb" }), { ms: null, output: null });
+  assert.deepEqual(moveFacts({ ms: Infinity }), { ms: null, output: null });
   assert.deepEqual(moveFacts({ output: ["x", 1] }), { ms: null, output: ["x", "1"] });
   assert.deepEqual(legalCards([2, 5, 5, 9, 13], 7), [2, 9, 13]);
   assert.deepEqual(legalCards([4, 4], 9), [4]);

@@ -30,6 +30,7 @@ SETTINGS = REPO / "platform" / "web" / "settings.py"
 ARENA_ENV_EXAMPLE = REPO / "deploy" / "arena-worker.env.example"
 ARENA_HOST = REPO / "deploy" / "arena-host.yml"
 OFFLINE = REPO / "deploy" / "offline"
+PROXY = REPO / "deploy" / "proxy"
 #: The services that run platform code (Django, the database, the data volume).
 PLATFORM_SERVICES = {"migrate", "web", "platform", "beat"}
 SECRETS = {
@@ -69,8 +70,10 @@ def env_example() -> dict[str, str]:
 
 def test_compose_runs_the_whole_stack_with_health_checks() -> None:
     services = compose()["services"]
-    assert set(services) == {"postgres", "redis", "redis-acl", "worker"} | PLATFORM_SERVICES
-    for name in ("postgres", "redis", "web", "worker", "platform"):
+    assert set(services) == {"postgres", "redis", "redis-acl", "worker", "proxy"} | (
+        PLATFORM_SERVICES
+    )
+    for name in ("postgres", "redis", "web", "proxy", "worker", "platform"):
         assert services[name]["healthcheck"]["test"], name
     for name in ("web", "platform", "beat"):
         # New code never serves or works before the schema is migrated.
@@ -93,8 +96,12 @@ def test_compose_runs_the_whole_stack_with_health_checks() -> None:
     assert services["beat"]["command"] == ["celery", "-A", "web", "beat", "--loglevel=INFO"]
     for name in ("web", "worker", "platform", "beat"):
         assert services[name]["restart"] == "unless-stopped", name
-    # Published on the loopback only: a TLS proxy goes in front.
-    assert all(port.startswith("127.0.0.1:") for port in services["web"]["ports"])
+    # The proxy is the site's one way in, published on the loopback only (a TLS proxy goes
+    # in front); gunicorn is published nowhere, and serves once web is healthy.
+    assert services["proxy"]["ports"] == ["127.0.0.1:${WEB_PORT:-8000}:8080"]
+    assert "ports" not in services["web"]
+    assert services["proxy"]["depends_on"] == {"web": {"condition": "service_healthy"}}
+    assert services["proxy"]["restart"] == "unless-stopped"
 
 
 def test_only_the_worker_gets_the_docker_socket_and_shares_its_staging_path() -> None:
@@ -321,11 +328,70 @@ def test_images_are_the_standard_ones_unless_compose_variables_say_otherwise() -
     images = {services[name]["image"] for name in ("web", "worker", "migrate", "platform", "beat")}
     assert images == {"${WEB_IMAGE:-cucumber-arena-web:latest}"}
     assert compose(ARENA_HOST)["services"]["arena"]["image"] == images.pop()
+    # The proxy: Debian's nginx on Debian's slim image, or on the offline Debian base.
+    assert services["proxy"]["build"] == {
+        "context": "deploy/proxy",
+        "dockerfile": "Dockerfile",
+        "args": {"DEBIAN_IMAGE": "${DEBIAN_IMAGE:-debian:bookworm-slim}"},
+    }
+    assert services["proxy"]["image"] == "${PROXY_IMAGE:-cucumber-arena-proxy:latest}"
 
 
 def test_the_dockerfile_pulls_no_buildkit_frontend() -> None:
     # "# syntax=docker/dockerfile:1" makes BuildKit fetch its frontend from a registry.
-    assert not re.search(r"^#\s*syntax\s*=", DOCKERFILE.read_text(), re.MULTILINE)
+    for path in (DOCKERFILE, PROXY / "Dockerfile"):
+        assert not re.search(r"^#\s*syntax\s*=", path.read_text(), re.MULTILINE), path
+
+
+def test_only_the_proxy_reaches_gunicorn_on_a_socket_of_their_own() -> None:
+    """gunicorn listens on a Unix socket in a volume that web and the proxy mount and no
+    other service: what gunicorn hears comes from the proxy, whose forwarded headers
+    Django trusts (tests/web/test_proxy.py runs the proxy's file for real)."""
+    spec = compose()
+    services = spec["services"]
+    web, proxy = services["web"], services["proxy"]
+    assert web["environment"]["GUNICORN_BIND"] == "unix:/run/gunicorn/web.sock"
+    assert web["environment"]["DATA_DIR"] == "/data"
+    assert "web-socket" in spec["volumes"]
+    for name, service in services.items():
+        mounted = any(v.startswith("web-socket:") for v in service.get("volumes", []))
+        assert mounted == (name in {"web", "proxy"}), name
+    assert "web-socket:/run/gunicorn" in web["volumes"] and "arena-data:/data" in web["volumes"]
+    assert (
+        "upstream gunicorn {\n        server unix:/run/gunicorn/web.sock"
+        in (PROXY / "nginx.conf").read_text()
+    )
+    # The image makes the socket's folder uid 1000's, so the empty volume takes that owner.
+    assert "install -d -o arena -g arena /data /keys /run/gunicorn" in DOCKERFILE.read_text()
+    # The proxy runs unprivileged on a read-only tree, its buffers in a tmpfs.
+    assert proxy["read_only"] is True and proxy["tmpfs"] == ["/tmp"]
+    assert proxy["healthcheck"]["test"][:2] == ["CMD", "curl"]
+    recipe = (PROXY / "Dockerfile").read_text()
+    assert re.search(r"^ARG DEBIAN_IMAGE=debian:bookworm-slim$", recipe, re.MULTILINE)
+    assert re.search(r"^FROM \$\{DEBIAN_IMAGE\}$", recipe, re.MULTILINE)
+    assert "apt-get install -y --no-install-recommends nginx-light curl" in recipe
+    assert "COPY nginx.conf /etc/nginx/nginx.conf" in recipe
+    assert re.search(r"^USER www-data$", recipe, re.MULTILINE)
+    assert "RUN nginx -t" in recipe  # the file is checked when the image is built
+
+
+def test_the_proxy_believes_forwarded_headers_from_this_hosts_addresses_only() -> None:
+    conf = (PROXY / "nginx.conf").read_text()
+    trusted = re.findall(r"^\s*set_real_ip_from (\S+);$", conf, re.MULTILINE)
+    geo = re.search(r"geo \$realip_remote_addr \$from_this_host \{(.*?)\}", conf, re.DOTALL)
+    assert geo is not None
+    believed = re.findall(r"^\s*(\S+) 1;$", geo[1], re.MULTILINE)
+    assert trusted == believed
+    assert set(trusted) == {
+        "127.0.0.0/8",
+        "10.0.0.0/8",
+        "172.16.0.0/12",
+        "192.168.0.0/16",
+        "::1/128",
+        "fc00::/7",
+    }
+    for buffering in ("proxy_request_buffering on;", "proxy_buffering on;"):
+        assert buffering in conf
 
 
 def test_offline_recipes_build_on_the_debian_base_with_the_official_contracts() -> None:
@@ -495,7 +561,7 @@ def test_the_stack_checks_settings_are_fresh_private_and_apart(
     from stack_support import StackFiles
 
     made = [
-        StackFiles.generate(tmp_path / name, 8123, {}, "/usr/bin/docker", "web:test")
+        StackFiles.generate(tmp_path / name, 8123, {}, "/usr/bin/docker", "web:test", "proxy:test")
         for name in ("a", "b")
     ]
     platform = [(files.folder / "platform.env").read_text() for files in made]
@@ -521,6 +587,8 @@ def test_the_stack_checks_settings_are_fresh_private_and_apart(
         assert (keys / "host").stat().st_mode & 0o077 == 0
         assert (keys / "host").stat().st_uid == 1000
         assert not {"ARENA_ENV_FILE", "ARENA_WORKER_ENV_FILE", "WEB_PORT"} & set(host)
+        assert files.variables["PROXY_IMAGE"] == "proxy:test"
+        assert "TRUSTED_PROXIES=1\n" in platform_env  # the stack's proxy names the client
         assert host["ARENA_STAGING_DIR"] != files.variables["ARENA_STAGING_DIR"]
 
 

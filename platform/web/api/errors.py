@@ -105,7 +105,9 @@ def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     if _under_api(request):
         return JsonResponse(
             {
-                "detail": f"{request.path} is no address of the API (see {API_PREFIX}docs/)",
+                # An absolute link, as the refusals' (a client away from the site has no base).
+                "detail": f"{request.path} is no address of the API"
+                f" (see {request.build_absolute_uri(API_PREFIX + 'docs/')})",
                 "code": "not_found",
             },
             status=status.HTTP_404_NOT_FOUND,

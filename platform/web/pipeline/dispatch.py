@@ -41,6 +41,12 @@ def issue_job(match_id: int, resend_before: datetime | None = None) -> MatchJob 
     :func:`~web.pipeline.transitions.issue` for ``resend_before``); a :class:`RunReport`
     when there is nothing to send: the match is not waiting, or it cannot be played (then
     it failed)."""
+    issued = _issue(match_id, resend_before)
+    return issued if isinstance(issued, RunReport) else issued[0]
+
+
+def _issue(match_id: int, resend_before: datetime | None) -> tuple[MatchJob, str] | RunReport:
+    """:func:`issue_job`, with the queue the job waits on (read from the same row)."""
     attempt = uuid.uuid4()
     if not issue(match_id, attempt, resend_before):
         return RunReport(RunResult.SKIPPED)
@@ -59,7 +65,7 @@ def issue_job(match_id: int, resend_before: datetime | None = None) -> MatchJob 
         fail(match_id, refusal, attempt)
         return RunReport(RunResult.FAILED, reason=refusal)
     try:
-        return job_for(match, participants, attempt)
+        return job_for(match, participants, attempt), queue_for(match.kind, debut=match.debut)
     except UnplayableMatch as error:
         fail(match_id, str(error), attempt)
         return RunReport(RunResult.FAILED, reason=str(error))
@@ -69,15 +75,16 @@ def send_match(match_id: int, resend_before: datetime | None = None) -> bool:
     """Send the match's job now under a new attempt, signed by the platform; False when
     there was nothing to send, or when it could not be signed or the broker could not take
     it (logged; the match stays queued and unsent)."""
-    job = issue_job(match_id, resend_before)
-    if not isinstance(job, MatchJob):
+    issued = _issue(match_id, resend_before)
+    if isinstance(issued, RunReport):
         return False
+    job, queue = issued
     try:
         signed = platform_signer().seal(Purpose.JOB, dump(job))
         current_app.send_task(
             PLAY_TASK,
             args=[signed],
-            queue=queue_for(job.kind, debut=_is_debut(job.match)),
+            queue=queue,
             # The platform decides how long a match may take: its lease follows from it.
             soft_time_limit=settings.CELERY_TASK_SOFT_TIME_LIMIT,
             time_limit=settings.CELERY_TASK_TIME_LIMIT,
@@ -87,10 +94,6 @@ def send_match(match_id: int, resend_before: datetime | None = None) -> bool:
         unissue(match_id, job.attempt)
         return False
     return True
-
-
-def _is_debut(match_id: int) -> bool:
-    return Match.objects.filter(pk=match_id, debut=True).exists()
 
 
 def send_match_on_commit(match_id: int) -> None:

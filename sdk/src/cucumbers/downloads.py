@@ -18,12 +18,13 @@ Replays already there are kept, so running it again fetches only what is new.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .api import Client, RequestFailed
-from .replay import ReplayFileError, loads_replay, save_replay
+from .replay import ReplayFileError, load_replay, loads_replay, save_replay
 from .tracebacks import format_json
 
 
@@ -80,20 +81,53 @@ def match_line(match: Mapping[str, Any], bot_id: int) -> str:
     )
 
 
+def who(seat: object, participant: object, name: object) -> str:
+    """How the download's files name a bot of a game: by its seat in that game first, the
+    number ``cucumbers repro --seat`` takes (a rotation seats a match's participant 0 at
+    seat 4, say), then the match's participant index and the bot's name."""
+    if seat is None:
+        return f"participant {participant}: {name}"
+    return f"seat {seat} (participant {participant}): {name}"
+
+
+def participant_seats(
+    replay: Mapping[str, Any], participants: list[Mapping[str, Any]]
+) -> dict[int, int]:
+    """Each uploaded participant's seat in this game's replay, by participant index: the
+    one player entry with its bot and version (none when two seats share them)."""
+    players = [p for p in replay.get("players", []) if isinstance(p, Mapping)]
+    found = {}
+    for participant in participants:
+        if participant.get("bot") is None:
+            continue
+        seats = [
+            seat
+            for seat, player in enumerate(players)
+            if player.get("bot") == participant.get("bot")
+            and player.get("version") == participant.get("version")
+        ]
+        if len(seats) == 1 and isinstance(participant.get("index"), int):
+            found[int(participant["index"])] = seats[0]
+    return found
+
+
 def faults_text(game: Mapping[str, Any], names: Mapping[Any, Any]) -> str:
     """The ``.faults.txt`` of a game of the match API: each fault, its link, its traceback."""
     parts = []
     for fault in game.get("faults", []):
         name = names.get(fault.get("participant"), "?")
         lines = [
-            f"== participant {fault.get('participant')}: {name}: {fault.get('kind')} in round"
-            f" {fault.get('round')}, trick {fault.get('trick')} ==",
+            f"== {who(fault.get('seat'), fault.get('participant'), name)}: {fault.get('kind')}"
+            f" in round {fault.get('round')}, trick {fault.get('trick')} ==",
             str(fault.get("detail", "")),
         ]
         if fault.get("viewer"):
             lines.append(f"the move in the viewer: {fault['viewer']}")
         if "traceback" in fault:
             lines.append(format_json(fault["traceback"]))
+        if fault.get("seat") is not None:
+            seat = fault["seat"]
+            lines.append(f"again on your desk: cucumbers repro REPLAY --seat {seat} BOT.py")
         parts.append("\n".join(lines))
     return "\n\n".join(parts) + "\n" if parts else ""
 
@@ -118,8 +152,11 @@ def download_matches(
         for game in match.get("games", []):
             stem = f"match-{match['id']}-game-{game['number']}"
             path = out / f"{stem}.json.gz"
+            replay: Mapping[str, Any] = {}
             if path.exists():
                 kept += 1
+                with suppress(ReplayFileError):
+                    replay = load_replay(path)
             else:
                 data = client.get_bytes(str(game["replay"]))
                 try:
@@ -132,8 +169,9 @@ def download_matches(
                     on_game(path, bot_seats(replay, bot_id))
             tails = game.get("outputs") or {}
             if tails:
+                seats = participant_seats(replay, list(match.get("participants", [])))
                 text = "\n".join(
-                    f"== participant {index}: {names.get(int(index), '?')} ==\n{tail}"
+                    f"== {who(seats.get(int(index)), index, names.get(int(index), '?'))} ==\n{tail}"
                     for index, tail in sorted(tails.items(), key=lambda item: int(item[0]))
                 )
                 (out / f"{stem}.output.txt").write_text(text, encoding="utf-8")

@@ -459,7 +459,7 @@ def test_an_address_the_api_lacks_is_a_json_404(client: Client, path: str) -> No
         assert response.status_code == 404, (method, path)
         assert response["Content-Type"] == "application/json"
         assert response.json() == {
-            "detail": f"{path} is no address of the API (see /api/docs/)",
+            "detail": f"{path} is no address of the API (see http://testserver/api/docs/)",
             "code": "not_found",
         }
 

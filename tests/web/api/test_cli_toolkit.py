@@ -153,6 +153,8 @@ def test_the_owners_replay_carries_the_fault_that_repro_finds_again(
     written = path.with_name(path.name.replace(".json.gz", ".faults.txt")).read_text()
     assert 'File "crasher.py", line' in written and "RuntimeError: trick 3 bug" in written
     assert f"/matches/{version.validation_match_id}/#g1-r" in written
+    # Named by the seat that repro takes, not only by the match's participant index.
+    assert f"== seat {seat} (participant " in written and f"--seat {seat} " in written
     crasher = tmp_path / "crasher.py"
     crasher.write_text(CRASHER)
     assert main(["repro", str(path), "--seat", str(seat), str(crasher)]) == 0

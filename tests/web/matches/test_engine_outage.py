@@ -88,6 +88,59 @@ def test_a_worker_whose_engine_goes_away_pauses_and_resumes_without_burning_atte
     assert match.sandbox == "docker"
 
 
+def test_a_job_taken_before_the_watch_notices_goes_back_unstarted_and_the_worker_pauses_at_once(
+    tmp_path: Path, settings: object
+) -> None:
+    """The first seconds of an outage: the watch has not asked yet, so the worker takes a
+    job. The job asks the engine before it says it started, goes back to its queue as it
+    came (no attempt spent, nothing sent to the platform), and the worker pauses then, not
+    at the watch's next question (an hour away here)."""
+    settings.LADDER_DUPLICATE = False  # type: ignore[attr-defined]  (one match, not a set)
+    require_redis()
+    require_sandbox()
+    settings.MATCH_GAMES = 1  # type: ignore[attr-defined]
+    for name in ("oli", "pia"):
+        make_active(name)
+    socket_path = tmp_path / "engine.sock"
+    proxy = EngineProxy(socket_path)
+    log, platform_log = tmp_path / "worker.log", tmp_path / "platform.log"
+
+    def logged(text: str) -> int:
+        return log.read_text(errors="replace").count(text)
+
+    env = arena_env("docker", DOCKER_HOST=proxy.docker_host, ARENA_ENGINE_WATCH_SECONDS="3600")
+    with (
+        platform_broker(),
+        platform_worker(platform_env(), platform_log),
+        arena_worker(env, log),
+    ):
+        wait_for(lambda: logged("ready.") > 0, 60, "the worker to start", log)
+        proxy.cut()
+        (match,) = queue_ladder_matches("concombre", 1)  # sent on commit
+        wait_for(lambda: logged("put back on its queue, not started") > 0, 60, "the put-back", log)
+        wait_for(
+            lambda: logged("paused urgent, debut, tournament, ladder") > 0, 30, "the pause", log
+        )
+        match.refresh_from_db()
+        assert match.status == MatchStatus.QUEUED and match.attempts == 1
+        assert match.started_at is None and match.worker == ""
+        EngineProxy(socket_path)  # the engine is back
+        wait_for(lambda: logged("resumed urgent") > 0, 30, "the worker to resume", log)
+        wait_for(
+            lambda: Match.objects.get(pk=match.pk).status == MatchStatus.FINISHED,
+            120,
+            "the match",
+            log,
+            platform_log,
+        )
+    match.refresh_from_db()
+    assert match.attempts == 1  # the job put back was the same job, played once
+    assert logged(f"match {match.pk} attempt ") == 3  # put back, playing, finished
+    assert logged("playing (ladder)") == 1
+    assert "event=match.retry" not in platform_log.read_text()
+    assert all(game.faults == [] for game in match.games.all())
+
+
 def test_an_engine_lost_mid_match_is_retried_and_never_charged_to_a_bot(
     tmp_path: Path, settings: object
 ) -> None:

@@ -155,6 +155,20 @@ def test_a_match_with_fewer_games_than_planned_says_so(client: Client) -> None:
     assert "Games<b>0 of 3</b>" in page and "the others were not played" in page
 
 
+def test_a_validation_stopped_at_its_first_fault_says_so_to_its_owner(
+    validation_match: Match,
+) -> None:
+    # Issue 30: a validation card read "Games 2" with one game listed.
+    from tests.web.conftest import logged_in
+
+    # Planned as VALIDATION_GAMES (2) games, one played: the runner stops at a fault.
+    Match.objects.filter(pk=validation_match.pk).update(games_planned=2)
+    assert validation_match.games.count() == 1
+    owner = validation_match.participants.get(index=0).bot.owner  # type: ignore[union-attr]
+    page = logged_in(owner).get(validation_match.get_absolute_url()).content.decode()
+    assert "Games<b>1 of 2</b>" in page and "stopped at the first fault" in page
+
+
 @pytest.fixture
 def validation_match(db: None) -> Match:
     from tests.web.factories import BotFactory, UserFactory

@@ -356,25 +356,16 @@ export function legalCards(hand, high) {
 }
 
 /**
- * What one move's per-move facts say, read defensively: replays before per-move facts have
- * none, and a public replay never carries a bot's output. `ms` (or `seconds`) is the time
- * the move took; `output` the lines the bot printed during it (a list of lines or one text),
- * present only in the owner's copy. Either may sit on the play itself or in its `facts`.
+ * What one move's per-move facts say (replay format revision 2, docs/replay-format.md),
+ * read defensively: replays before revision 2 have none, and a public replay never carries a
+ * bot's output. `ms` is the time the move took; `output` the lines the bot printed during
+ * it, present only in the owner's copy.
  * @returns {{ms: (number|null), output: (string[]|null)}}
  */
 export function moveFacts(play) {
-  const sources = [obj(play), obj(obj(play).facts)];
-  const number = (v) => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : null);
-  let ms = null;
-  let output = null;
-  for (const source of sources) {
-    ms ??= number(source.ms) ?? (number(source.seconds) === null ? null : number(source.seconds) * 1000);
-    const raw = source.output;
-    if (output === null && (typeof raw === "string" || Array.isArray(raw))) {
-      const lines = (Array.isArray(raw) ? raw : raw.split("\n")).map(String);
-      output = lines.length && lines.at(-1) === "" ? lines.slice(0, -1) : lines;
-    }
-  }
+  const source = obj(play);
+  const ms = typeof source.ms === "number" && Number.isFinite(source.ms) && source.ms >= 0 ? source.ms : null;
+  const output = Array.isArray(source.output) ? source.output.map(String) : null;
   return { ms, output };
 }
 
