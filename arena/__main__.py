@@ -30,7 +30,7 @@ from docker.errors import DockerException
 from cucumbers.cli import add_match_arguments, run_match_command
 from cucumbers.runners.base import RunnerName
 
-from .broker import MATCH_QUEUES, BrokerSettings, BrokerSettingsError, Role
+from .broker import ARENA_QUEUES, BrokerSettings, BrokerSettingsError, Role
 from .engine_watch import EngineUnavailable
 from .logs import formatter, log_format
 from .sandbox.errors import SandboxError, SettingsError
@@ -247,8 +247,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     worker.add_argument(
         "--queues",
-        default=",".join(MATCH_QUEUES),
-        help=f"queues served, first served first (default: {','.join(MATCH_QUEUES)})",
+        default=",".join(ARENA_QUEUES),
+        help=f"queues served, first served first (default: {','.join(ARENA_QUEUES)})",
     )
     worker.set_defaults(run=cmd_worker)
     return parser

@@ -7,7 +7,10 @@ Messages (JSON text, schemas in :mod:`arena.contract`):
 - platform → arena, on :data:`URGENT_QUEUE`, :data:`TOURNAMENT_QUEUE` or :data:`LADDER_QUEUE`:
   :data:`PLAY_TASK` with a ``MatchJob``;
 - arena → platform, on :data:`REPORTS_QUEUE`: :data:`STARTED_TASK` with a ``MatchStarted``
-  when a worker begins a job, :data:`REPORT_TASK` with the ``MatchReport`` when it ends.
+  when a worker begins a job, :data:`REPORT_TASK` with the ``MatchReport`` when it ends;
+- platform → arena, on :data:`REVIEW_QUEUE`: :data:`REVIEW_TASK` with a ``ReviewJob`` (a
+  move review an owner asked for, :mod:`arena.review_contract`); arena → platform, on
+  :data:`REPORTS_QUEUE`: :data:`REVIEW_RESULT_TASK` with its ``ReviewResult``.
 
 Both sides must agree on the broker's redelivery settings (a consumer restores the
 unacknowledged messages older than *its* visibility timeout), so both build them here, from
@@ -41,8 +44,16 @@ DEBUT_QUEUE: Final = "debut"
 TOURNAMENT_QUEUE: Final = "tournament"
 #: Ladder matches: the steady background load.
 LADDER_QUEUE: Final = "ladder"
-#: The queues arena workers serve, most urgent first (Redis: ``queue_order_strategy``).
+#: The queues of matches, most urgent first.
 MATCH_QUEUES: Final = (URGENT_QUEUE, DEBUT_QUEUE, TOURNAMENT_QUEUE, LADDER_QUEUE)
+#: Move reviews an owner asked for (the site's "Review"): house code, no bot and no sandbox,
+#: so served even while the Docker engine is away. Served after the matches a person or an
+#: event waits for and *before* the ladder: the ladder is topped up to never run dry, so a
+#: queue after it would never be served; the reviews' per-user quota (``REVIEWS_PER_DAY``)
+#: bounds what they take from it.
+REVIEW_QUEUE: Final = "review"
+#: The queues arena workers serve, most urgent first (Redis: ``queue_order_strategy``).
+ARENA_QUEUES: Final = (URGENT_QUEUE, DEBUT_QUEUE, TOURNAMENT_QUEUE, REVIEW_QUEUE, LADDER_QUEUE)
 #: What workers send back: served by the platform's own worker, which holds the database.
 REPORTS_QUEUE: Final = "reports"
 #: The platform's periodic jobs (top-up, reaper, re-validation, delayed retries).
@@ -60,11 +71,13 @@ KIND_QUEUES: Final[Mapping[MatchKind, str]] = {
     MatchKind.LADDER: LADDER_QUEUE,
 }
 
-# The arena worker's one task, on the match queues.
+# The arena worker's tasks: a match, on the match queues; a move review, on REVIEW_QUEUE.
 PLAY_TASK: Final = "arena.play"
+REVIEW_TASK: Final = "arena.review"
 # The platform worker's tasks: what arena workers send back (on REPORTS_QUEUE) ...
 STARTED_TASK: Final = "platform.match_started"
 REPORT_TASK: Final = "platform.match_report"
+REVIEW_RESULT_TASK: Final = "platform.review_result"
 # ... and its own jobs (on MAINTENANCE_QUEUE): a delayed resend, and beat's periodic jobs.
 SEND_MATCH_TASK: Final = "pipeline.send_match"
 TOP_UP_LADDER_TASK: Final = "pipeline.top_up_ladder"
@@ -81,6 +94,7 @@ DELIVER_NOTICE_TASK: Final = "notifications.deliver"
 PLATFORM_ROUTES: Final[Mapping[str, str]] = {
     STARTED_TASK: REPORTS_QUEUE,
     REPORT_TASK: REPORTS_QUEUE,
+    REVIEW_RESULT_TASK: REPORTS_QUEUE,
 }
 
 
@@ -182,7 +196,7 @@ class BrokerSettings:
                     "visibility_timeout": self.visibility_seconds,
                     "unacked_restore_interval": self.restore_seconds,
                     # A worker serving several queues takes from the first non-empty one in
-                    # the order given (MATCH_QUEUES): validations first.
+                    # the order given (ARENA_QUEUES): validations first.
                     "queue_order_strategy": "priority",
                     # No message has a priority: one Redis list per queue, named as the
                     # queue (no "urgent\x06\x163" beside it), which the ACL names exactly.

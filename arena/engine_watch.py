@@ -96,6 +96,10 @@ class EngineWatch(bootsteps.StartStopStep):  # type: ignore[misc]
     requires = ("celery.worker.consumer.tasks:Tasks",)
     #: The queues paused with the engine (set by whoever installs the step).
     queues: Sequence[str] = ()
+    #: Every queue the worker may serve, first served first: a queue added back is served
+    #: after those consumed meanwhile (kombu keeps the order queues were added in), so those
+    #: are added back too, behind it, where they were.
+    order: Sequence[str] = ()
     #: How often a healthy engine is asked (set by whoever installs the step).
     every: float = WATCH_SECONDS
     #: The running step and its consumer, for :func:`pause_now` (the worker's main process
@@ -123,6 +127,9 @@ class EngineWatch(bootsteps.StartStopStep):  # type: ignore[misc]
         if self.paused or time.monotonic() - self._asked >= self.every:
             self.check(consumer)
 
+    def _rank(self, queue: str) -> int:
+        return self.order.index(queue) if queue in self.order else len(self.order)
+
     def check(self, consumer: Any) -> None:
         self._asked = time.monotonic()
         problem = engine_problem(PING_SECONDS)
@@ -136,7 +143,14 @@ class EngineWatch(bootsteps.StartStopStep):  # type: ignore[misc]
                 ", ".join(self.paused) or "nothing",
             )
         elif problem is None and self.paused:
-            for queue in self.paused:
+            kept = [
+                q
+                for q in self.order
+                if q not in self.paused and consumer.task_consumer.consuming_from(q)
+            ]
+            for queue in kept:
+                consumer.cancel_task_queue(queue)
+            for queue in sorted([*self.paused, *kept], key=self._rank):
                 consumer.add_task_queue(queue)
             logger.warning("the Docker engine is back: resumed %s", ", ".join(self.paused))
             self.paused = []

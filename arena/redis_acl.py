@@ -10,8 +10,9 @@ worker, an arena worker and ``celery inspect ping`` through a real match, with
   its own unacknowledged messages, kombu's binding tables, its own remote control and
   Celery's worker events; never the site's cache;
 - ``arena`` (every arena worker, on any host, and its health check): take jobs from the match
-  queues, put reports on ``reports`` without reading them, its own unacknowledged jobs and
-  remote control; nothing of the platform's, nothing of the cache, no server command;
+  queues and the review queue, put reports on ``reports`` without reading them, its own
+  unacknowledged jobs and remote control; nothing of the platform's, nothing of the cache,
+  no server command;
 - ``cache`` (the site's Django cache, ``CACHE_URL``): keys ``cache:*`` only, in any database;
 - ``default``: off (a connection that does not authenticate can do nothing).
 
@@ -39,8 +40,8 @@ from dataclasses import dataclass
 from typing import Final
 
 from .broker import (
+    ARENA_QUEUES,
     MAINTENANCE_QUEUE,
-    MATCH_QUEUES,
     REPORTS_QUEUE,
     ROLE_KEYS,
     Role,
@@ -193,15 +194,16 @@ def users() -> tuple[User, ...]:
             start,
             *_CONNECTION,
             Rule(
-                _selector(*(f"~{queue}" for queue in MATCH_QUEUES), "+brpop +lpush +rpush"),
-                "take jobs (BRPOP), and put back a job whose worker died or could not tell "
-                "the platform (RPUSH, LPUSH); nothing else on them (no DEL, no read without "
-                "taking). A job's signature, not this rule, is what makes a job genuine",
+                _selector(*(f"~{queue}" for queue in ARENA_QUEUES), "+brpop +lpush +rpush"),
+                "take jobs, matches and reviews (BRPOP), and put back a job whose worker died "
+                "or could not tell the platform (RPUSH, LPUSH); nothing else on them (no DEL, "
+                "no read without taking). A job's signature, not this rule, is what makes a "
+                "job genuine",
             ),
             Rule(
                 _selector(f"%W~{REPORTS_QUEUE}", "+lpush"),
-                "send `started` messages and reports, and nothing else: an arena host can "
-                "neither read, take nor delete another's reports",
+                "send `started` messages, reports and review results, and nothing else: an "
+                "arena host can neither read, take nor delete another's reports",
             ),
             *_own_keys(Role.ARENA),
             *_remote_control(Role.ARENA, "arena"),
@@ -221,7 +223,7 @@ def users() -> tuple[User, ...]:
             ),
         ),
     )
-    platform_queues = [f"~{q}" for q in (*MATCH_QUEUES, REPORTS_QUEUE, MAINTENANCE_QUEUE)]
+    platform_queues = [f"~{q}" for q in (*ARENA_QUEUES, REPORTS_QUEUE, MAINTENANCE_QUEUE)]
     platform = User(
         "platform",
         (
@@ -233,7 +235,7 @@ def users() -> tuple[User, ...]:
             ),
             Rule(
                 _selector(*platform_queues, "+brpop +lpush +rpush +llen"),
-                "send jobs to the match queues and count them (/health/ready), consume "
+                "send jobs to the match and review queues and count them (/health/ready), consume "
                 "reports and beat's periodic jobs, restore its own messages",
             ),
             *_own_keys(Role.PLATFORM),

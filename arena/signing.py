@@ -46,11 +46,14 @@ MAX_SIGNER_CHARS: Final = 100
 
 class Purpose(StrEnum):
     """What a signed message is: a job (platform → arena), a started message or a report
-    (arena → platform)."""
+    (arena → platform); a review's job (platform → arena) and its result (arena →
+    platform)."""
 
     JOB = "job"
     STARTED = "started"
     REPORT = "report"
+    REVIEW_JOB = "review-job"
+    REVIEW_RESULT = "review-result"
 
 
 class SignatureError(ValueError):

@@ -1,6 +1,7 @@
 """``python -m arena worker``: an arena worker. It takes match jobs from the broker, plays
 each in the Docker sandbox (:func:`arena.playing.play_job`) and sends back a ``started``
-message when it begins and the report when it ends (:mod:`arena.broker`).
+message when it begins and the report when it ends (:mod:`arena.broker`). It also computes
+the move reviews owners ask for (:func:`review`: house code, no sandbox, a time limit).
 
 It needs the broker and a Docker engine, and nothing else: no database, no secret key, no
 storage credentials, no Django. Its settings are ``REDIS_URL`` (or ``CUCUMBERS_BROKER_DIR``
@@ -34,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from celery import Celery
-from celery.exceptions import Reject
+from celery.exceptions import Reject, SoftTimeLimitExceeded
 from celery.signals import after_setup_logger, after_setup_task_logger
 from celery.worker.request import Request
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
@@ -43,11 +44,14 @@ from kombu import Exchange, Queue  # type: ignore[attr-defined]  # kombu declare
 from cucumbers.runners.base import RunnerName
 
 from .broker import (
+    ARENA_QUEUES,
     DELIVERY,
     MATCH_QUEUES,
     PLAY_TASK,
     REPORT_TASK,
     REPORTS_QUEUE,
+    REVIEW_RESULT_TASK,
+    REVIEW_TASK,
     STARTED_TASK,
     BrokerSettings,
     BrokerSettingsError,
@@ -74,6 +78,9 @@ from .engine_watch import (
 )
 from .logs import log_format, use_json_on
 from .playing import play_job
+from .review_contract import dump as dump_review
+from .review_contract import load_review_job
+from .reviewing import failed, review_job
 from .signing import (
     PLATFORM_SIGNER,
     KeyFileError,
@@ -216,7 +223,7 @@ app.conf.update(DELIVERY)
 app.conf.task_queues = [
     # Named as Celery names a queue it creates (its banner then shows what the platform's).
     Queue(name, Exchange(name), name, no_declare=True)  # type: ignore[no-untyped-call]
-    for name in (*MATCH_QUEUES, REPORTS_QUEUE)
+    for name in (*ARENA_QUEUES, REPORTS_QUEUE)
 ]
 # Remote control without expiring queues: kombu then keeps no deadlines for their binding
 # tables and runs no sweep, which would have the arena's Redis user delete the platform's
@@ -318,6 +325,31 @@ def play(text: str) -> str:
     return report.status.value
 
 
+@app.task(name=REVIEW_TASK)  # type: ignore[untyped-decorator]  # Celery is untyped
+def review(text: str) -> str:
+    """Compute a move review, if the platform signed its job, and send back the result
+    (a failed one past the job's soft time limit, which the platform sends with it)."""
+    config = current_config()
+    if config.keys is None:
+        logger.error("refused a review job: this worker has no keys")
+        return "refused"
+    try:
+        _, body = open_envelope(text, Purpose.REVIEW_JOB, {PLATFORM_SIGNER: config.keys.platform})
+        job = load_review_job(body)
+    except (SignatureError, ContractError) as error:
+        # Not the platform's, or of another release: nothing to answer whom (logged).
+        logger.error("refused a review job: %s (it claims %s)", error, claimed(text))
+        return "refused"
+    logger.info("review %s of match %s: %d games", job.review, job.match, len(job.games))
+    try:
+        result = review_job(job, config.name)
+    except SoftTimeLimitExceeded:
+        result = failed(job, config.name, "the review took longer than its time limit")
+    send_back(REVIEW_RESULT_TASK, Purpose.REVIEW_RESULT, dump_review(result))
+    logger.info("review %s: %s", job.review, result.status.value)
+    return result.status.value
+
+
 def send_back(task: str, purpose: Purpose, body: str) -> None:
     """Send a message to the platform, signed by this arena host, retried while the broker
     does not answer; if it never does, the job goes back to the queue (played again under
@@ -392,9 +424,11 @@ def reap_leftovers(config: WorkerConfig) -> list[str]:
 
 
 class MatchQueuesWatch(EngineWatch):
-    """Pauses the match queues while the engine is down (Docker sandbox only)."""
+    """Pauses the match queues while the engine is down (Docker sandbox only); reviews run
+    no bot and go on."""
 
     queues = MATCH_QUEUES
+    order = ARENA_QUEUES
 
     def include_if(self, parent: Any) -> bool:
         return current_config().sandbox == RunnerName.DOCKER
@@ -408,7 +442,7 @@ def run_worker(
     broker: BrokerSettings,
     *,
     concurrency: int,
-    queues: tuple[str, ...] = MATCH_QUEUES,
+    queues: tuple[str, ...] = ARENA_QUEUES,
     loglevel: str = "INFO",
 ) -> None:
     """Run the worker in the foreground until it is stopped (SIGTERM: warm shutdown)."""

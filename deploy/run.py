@@ -180,7 +180,7 @@ def main() -> int:
         "beat": start(
             "beat", [PYTHON, "-m", "celery", "-A", "web", "beat", "--loglevel=INFO"], env
         ),
-        # Matches, urgent ones first.
+        # Matches, urgent ones first, and move reviews (before the ladder).
         "arena": start("arena", [PYTHON, "-m", "arena", "worker", "--concurrency=2"], arena_env),
     }
     print(f"run: Cucumber Arena at http://{ADDRESS}/ (Ctrl-C stops everything)", flush=True)

@@ -1,7 +1,7 @@
 """A request refused before anything was stored or queued (an upload, a challenge, a
-tournament entry): a machine-readable problem code from one vocabulary (:class:`Problem`),
-the HTTP status it is answered with (:data:`HTTP_STATUS`), and a message safe to show the
-user. The web form shows the message; the API answers with the status and
+tournament entry, a move review): a machine-readable problem code from one vocabulary
+(:class:`Problem`), the HTTP status it is answered with (:data:`HTTP_STATUS`), and a message
+safe to show the user. The web form shows the message; the API answers with the status and
 ``{"detail": message, "code": problem}`` (:class:`web.api.errors.Refused`)."""
 
 from __future__ import annotations
@@ -43,12 +43,17 @@ class Problem(StrEnum):
     CLOSED = "entries_closed"
     ALREADY_ENTERED = "already_entered"
     UNKNOWN_ENTRY = "unknown_entry"
+    # Move reviews (web/reviews/asking.py).
+    UNKNOWN_PARTICIPANT = "unknown_participant"
+    NOT_REVIEWABLE = "not_reviewable"
+    TOO_MANY_REVIEWS = "too_many_reviews"
 
 
 #: The HTTP status each problem is answered with (400 unless listed).
 HTTP_STATUS: Mapping[Problem, HTTPStatus] = {
     Problem.UNKNOWN_BOT: HTTPStatus.NOT_FOUND,
     Problem.UNKNOWN_ENTRY: HTTPStatus.NOT_FOUND,
+    Problem.UNKNOWN_PARTICIPANT: HTTPStatus.NOT_FOUND,
     Problem.FOREIGN_BOT: HTTPStatus.FORBIDDEN,
     # In conflict with what the bot, the site or the event is now.
     Problem.NOT_PLAYING: HTTPStatus.CONFLICT,
@@ -58,9 +63,11 @@ HTTP_STATUS: Mapping[Problem, HTTPStatus] = {
     Problem.TOO_MANY_BOTS: HTTPStatus.CONFLICT,
     Problem.CLOSED: HTTPStatus.CONFLICT,
     Problem.ALREADY_ENTERED: HTTPStatus.CONFLICT,
+    Problem.NOT_REVIEWABLE: HTTPStatus.CONFLICT,
     Problem.TOO_LARGE: HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
     Problem.TOO_MANY_UPLOADS: HTTPStatus.TOO_MANY_REQUESTS,
     Problem.TOO_MANY_CHALLENGES: HTTPStatus.TOO_MANY_REQUESTS,
+    Problem.TOO_MANY_REVIEWS: HTTPStatus.TOO_MANY_REQUESTS,
 }
 
 

@@ -107,6 +107,7 @@ INSTALLED_APPS = [
     "web.tournaments",
     "web.arena_hosts",
     "web.notifications",
+    "web.reviews",
 ]
 
 MIDDLEWARE = [
@@ -382,6 +383,20 @@ if RETIREMENT_FAULT_PERCENT > 100:
 CHALLENGES_PER_HOUR = envint("CHALLENGES_PER_HOUR", 10, minimum=1)
 #: The most games a challenge may ask for (the default is MATCH_GAMES).
 CHALLENGE_MAX_GAMES = envint("CHALLENGE_MAX_GAMES", 20, minimum=1)
+
+# --- Move reviews (web/reviews; docs/bots.md, "Reviewing a game") -------------------------
+#: Reviews one user may ask for in any 24 hours (a failed review asked again counts again);
+#: beyond it the ask is refused (429, too_many_reviews), never dropped.
+REVIEWS_PER_DAY = envint("REVIEWS_PER_DAY", 20, minimum=1)
+#: Deals per decision (cucumbers review --deals): the SDK's default, so the site's figures
+#: are those of `cucumbers review REPLAY --seat N` on the downloaded replay.
+REVIEW_DEALS = envint("REVIEW_DEALS", 1000, minimum=2)
+#: How long a review may take on an arena worker: past the soft limit it fails, saying so.
+REVIEW_SOFT_TIME_LIMIT = envint("REVIEW_SOFT_TIME_LIMIT", 900, minimum=1)
+REVIEW_TIME_LIMIT = envint("REVIEW_HARD_TIME_LIMIT", 960, minimum=1)
+#: A review still queued this long after it was asked for was lost (its message or its
+#: worker): asking again sends it again.
+REVIEW_RESEND_SECONDS = envint("REVIEW_RESEND_SECONDS", 3600, minimum=1)
 
 # --- Celery -------------------------------------------------------------------------------
 # The broker between the platform and the arena workers (arena/broker.py reads the same

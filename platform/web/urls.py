@@ -32,4 +32,5 @@ urlpatterns = [
     path("", include("web.pages.urls")),
     path("", include("web.tournaments.urls")),
     path("", include("web.notifications.urls")),
+    path("", include("web.reviews.urls")),
 ]

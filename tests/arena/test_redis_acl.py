@@ -86,7 +86,15 @@ def test_the_arena_worker_declares_no_binding_and_keeps_no_expiring_queue() -> N
         "urgent",
         "debut",
         "tournament",
+        "review",
         "ladder",
         "reports",
     }
     assert app.conf.control_queue_expires is None
+
+
+def test_the_review_queue_is_the_arenas_to_take_from_and_the_platforms_to_send_to() -> None:
+    lines = {line.split()[1]: line for line in acl_file(passwords()).splitlines()}
+    takes = "(~urgent ~debut ~tournament ~review ~ladder +brpop +lpush +rpush)"
+    assert takes in lines["arena"]
+    assert "~review" in lines["platform"] and "~review" not in lines["cache"]

@@ -8,6 +8,7 @@ from rest_framework.routers import DefaultRouter
 
 from . import views
 from .arena import ArenaView
+from .reviews import ReviewListView, ReviewView
 from .stats import BotStatsView
 from .tournaments import EntryListView, EntryView, TournamentViewSet
 
@@ -39,6 +40,12 @@ urlpatterns = [
         "tournaments/<int:tournament_pk>/entries/<int:entry_pk>/",
         EntryView.as_view(),
         name="api-tournament-entry",
+    ),
+    path("matches/<int:match_pk>/reviews/", ReviewListView.as_view(), name="api-match-reviews"),
+    path(
+        "matches/<int:match_pk>/reviews/<int:participant>/",
+        ReviewView.as_view(),
+        name="api-match-review",
     ),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", api_docs, name="api-docs"),

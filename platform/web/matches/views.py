@@ -132,6 +132,12 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
     if match.deal_set is not None:
         context["rotations"] = Match.objects.filter(deal_set=match.deal_set).order_by("rotation")
     context["ahead"] = place_in_queue(match) if match.status == MatchStatus.QUEUED else None
+    # Its owner (or staff) may ask for a move review of a bot's decisions (web/reviews).
+    context["reviewable"] = (
+        [p for p in participants if seen.sees(p.index)]
+        if match.status == MatchStatus.FINISHED and any(g[0].replay for g in games)
+        else []
+    )
     return render(request, "matches/detail.html", context)
 
 

@@ -296,5 +296,34 @@ def test_a_generated_client_calls_every_operation(
     assert withdrawn.status_code == HTTPStatus.NO_CONTENT
     assert call("tournaments_retrieve", client=anyone, id=tournament.pk).parsed.entries == []
 
+    # --- a move review of your bot's decisions (computed by an arena worker, not here) ------
+    asked = call(
+        "matches_reviews_create",
+        client=api,
+        match_pk=match.pk,
+        body=models.NewReviewRequest(participant=0),
+    )
+    assert asked.status_code == HTTPStatus.ACCEPTED, asked.content
+    assert (asked.parsed.participant, asked.parsed.status.value) == (0, "queued")
+    assert asked.parsed.decisions is None and asked.parsed.result is None
+    again = call(
+        "matches_reviews_create",
+        client=api,
+        match_pk=match.pk,
+        body=models.NewReviewRequest(participant=0),
+    )
+    assert (again.status_code, again.parsed.id) == (HTTPStatus.OK, asked.parsed.id)
+    foreign = call(
+        "matches_reviews_create",
+        client=api,
+        match_pk=match.pk,
+        body=models.NewReviewRequest(participant=1),
+    )
+    assert (foreign.status_code, foreign.parsed.code) == (HTTPStatus.FORBIDDEN, "foreign_bot")
+    review = call("matches_reviews_retrieve", client=api, match_pk=match.pk, participant=0)
+    assert review.status_code == HTTPStatus.OK and review.parsed.url == asked.parsed.url
+    hidden = call("matches_reviews_retrieve", client=anyone, match_pk=match.pk, participant=0)
+    assert hidden.status_code == HTTPStatus.NOT_FOUND
+
     # Every operation of the schema was called.
     assert set(generated.operations) - generated.called == set()

@@ -1,9 +1,10 @@
 """Poison on every queue, through real workers on Redis: raw garbage, JSON that is no message,
 a pickle (raw, and in a message of Celery's shape with pickle as its serializer), a message of
 a task no worker knows and an oversized body are pushed onto each queue of both workers
-(the arena's ``urgent``, ``tournament`` and ``ladder``; the platform's ``reports`` and
-``maintenance``). Each is dropped, logged with its queue and counted (arena/poison.py); both
-workers stay up and play on: a ladder match queued afterwards is played and recorded."""
+(the arena's ``urgent``, ``debut``, ``tournament``, ``review`` and ``ladder``; the platform's
+``reports`` and ``maintenance``). Each is dropped, logged with its queue and counted
+(arena/poison.py); both workers stay up and play on: a ladder match queued afterwards is
+played and recorded."""
 
 from __future__ import annotations
 
@@ -17,7 +18,16 @@ from pathlib import Path
 import pytest
 import redis
 
-from arena.broker import MAINTENANCE_QUEUE, MATCH_QUEUES, PLAY_TASK, REPORT_TASK, REPORTS_QUEUE
+from arena.broker import (
+    ARENA_QUEUES,
+    MAINTENANCE_QUEUE,
+    MATCH_QUEUES,
+    PLAY_TASK,
+    REPORT_TASK,
+    REPORTS_QUEUE,
+    REVIEW_QUEUE,
+    REVIEW_TASK,
+)
 from tests.web.matches.arena_helpers import make_active
 from tests.web.matches.celery_worker import (
     REDIS_URL,
@@ -36,7 +46,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 #: Small enough for a test to exceed cheaply (the default is 32 MiB).
 LIMIT = 256 * 1024
-QUEUES = (*MATCH_QUEUES, REPORTS_QUEUE, MAINTENANCE_QUEUE)
+QUEUES = (*ARENA_QUEUES, REPORTS_QUEUE, MAINTENANCE_QUEUE)
 
 
 def envelope(queue: str, task: str, body: bytes, content_type: str) -> bytes:
@@ -61,7 +71,9 @@ def envelope(queue: str, task: str, body: bytes, content_type: str) -> bytes:
 
 
 def poison(queue: str) -> dict[str, bytes]:
-    task = PLAY_TASK if queue in MATCH_QUEUES else REPORT_TASK
+    task = {REVIEW_QUEUE: REVIEW_TASK, **dict.fromkeys(MATCH_QUEUES, PLAY_TASK)}.get(
+        queue, REPORT_TASK
+    )
     pickled = pickle.dumps((["x"], {}, {"callbacks": None}))
     return {
         "garbage": b"x\x00\xff\xfe not a message",
@@ -103,7 +115,7 @@ def test_poison_on_every_queue_is_dropped_logged_and_counted_and_the_workers_pla
             for body in messages.values():
                 client.lpush(queue, body)
         for queue in QUEUES:
-            log = arena_log if queue in MATCH_QUEUES else platform_log
+            log = arena_log if queue in ARENA_QUEUES else platform_log
             wait_for(
                 lambda queue=queue, log=log: dropped(log, queue) >= len(pushed[queue]),  # type: ignore[misc]
                 60,
@@ -125,7 +137,7 @@ def test_poison_on_every_queue_is_dropped_logged_and_counted_and_the_workers_pla
         )
         assert platform.poll() is None and arena.poll() is None
     for queue in QUEUES:
-        log = arena_log if queue in MATCH_QUEUES else platform_log
+        log = arena_log if queue in ARENA_QUEUES else platform_log
         # Each one counted once (the count rises 1, 2, ... per queue), with its reason.
         assert dropped(log, queue) == len(pushed[queue]), log.read_text()[-5000:]
         assert f"queue={queue} " in log.read_text()

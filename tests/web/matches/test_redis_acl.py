@@ -1,8 +1,9 @@
 """The broker's Redis users (arena/redis_acl.py) on a Redis server of the test's own, loaded
 with the shipped ACL file: the platform's worker as ``platform`` and an arena worker as
-``arena`` play matches end to end, a job whose arena worker was killed is delivered again,
-and Redis refuses nothing they do (its ``ACL LOG`` stays empty); everything an arena host
-must not do is refused (NOPERM), and the cache's user reaches ``cache:*`` and nothing else."""
+``arena`` play matches and compute a move review end to end, a job whose arena worker was
+killed is delivered again, and Redis refuses nothing they do (its ``ACL LOG`` stays empty);
+everything an arena host must not do is refused (NOPERM), and the cache's user reaches
+``cache:*`` and nothing else."""
 
 from __future__ import annotations
 
@@ -48,6 +49,8 @@ from web.bots.models import BotVersion, VersionStatus
 from web.bots.uploads import upload_version
 from web.matches.models import Match, MatchStatus, RatingChange
 from web.pipeline.kinds.ladder import queue_ladder_matches
+from web.reviews.asking import ask_review
+from web.reviews.models import Review, ReviewStatus
 
 ADMIN = "acl-test-admin"
 
@@ -106,7 +109,7 @@ def assert_nothing_refused(acl: AclRedis) -> None:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_platform_and_an_arena_worker_play_matches_as_their_users_refused_nothing(
+def test_the_platform_and_an_arena_worker_play_matches_and_a_review_as_their_users_refused_nothing(
     tmp_path: Path, settings: Any, acl_redis: AclRedis
 ) -> None:
     settings.LADDER_DUPLICATE = False  # one match, not a deal set
@@ -135,6 +138,19 @@ def test_the_platform_and_an_arena_worker_play_matches_as_their_users_refused_no
             lambda: Match.objects.get(pk=ladder.pk).status == MatchStatus.FINISHED,
             120,
             "the ladder match",
+            arena_log,
+            platform_log,
+        )
+        # A move review of ann's bot: the review queue and its signed result, as the users.
+        settings.REVIEW_DEALS = 20
+        ladder.refresh_from_db()
+        participant = ladder.participants.get(bot__owner=users[0]).index
+        review, sent = ask_review(users[0], ladder, participant)
+        assert sent
+        wait_for(
+            lambda: Review.objects.get(pk=review.pk).status == ReviewStatus.DONE,
+            120,
+            "the move review",
             arena_log,
             platform_log,
         )

@@ -1,0 +1,1 @@
+"""Move reviews an owner asks for on its bots' games, computed by arena workers."""

@@ -1,0 +1,87 @@
+"""The site's move review in Chromium, as an owner uses it: the Review button on the match
+page (a real form post with its CSRF token), the review page while queued (it reloads
+itself) and once done, and a decision's link, which opens the match page's viewer at that
+decision as the bot's seat saw it (its legal cards marked, the card it chose). Desktop and
+a 390x844 phone, with screenshots; axe-core finds nothing critical or serious. The result
+is computed here with the arena worker's own function and delivered through the platform's
+task, signed by a registered host; the same through real workers on Redis:
+tests/web/reviews/test_review_pipeline.py."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.test import override_settings
+
+from arena.review_contract import dump
+from arena.reviewing import review_job
+from arena.signing import Purpose, Signer, generate_key
+from tests.e2e.axe import accessibility_problems
+from tests.e2e.conftest import DESKTOP, PHONE, log_in, screenshot
+from tests.e2e.test_viewer import Viewer
+from tests.web.factories import UserFactory
+from tests.web.reviews.helpers import finished_match
+from web.arena_hosts.hosts import add_host
+from web.matches.models import Match
+from web.reviews.models import Review
+from web.reviews.sending import job_for
+from web.reviews.tasks import review_result_task
+
+
+@pytest.fixture
+def match(transactional_db: None) -> Match:
+    with override_settings(MATCH_GAMES=2):
+        return finished_match(UserFactory(username="olga"))
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+@override_settings(REVIEW_DEALS=30)
+def test_an_owner_asks_for_a_review_reads_it_and_opens_a_decision_in_the_seat_view(
+    browser: Any, live_server: Any, match: Match, viewport: dict[str, int]
+) -> None:
+    context = browser.new_context(viewport=viewport)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.set_default_timeout(15_000)
+    log_in(page, live_server, "olga")
+    page.goto(f"{live_server.url}{match.get_absolute_url()}")
+    assert accessibility_problems(page, "the match page with its Review button") == []
+    page.click("[data-review-form] button")
+    page.wait_for_selector('[data-review-status="queued"]')
+    assert "estimate" in page.inner_text("#estimate")
+    screenshot(page, f"review-queued-{'phone' if viewport == PHONE else 'desktop'}")
+
+    review = Review.objects.get()
+    assert review.attempt is not None
+    host = Signer("arena-e2e", generate_key())
+    add_host(host.name, host.public)
+    result = review_job(job_for(review, review.attempt), "arena-e2e")
+    assert review_result_task(host.seal(Purpose.REVIEW_RESULT, dump(result))) == "recorded"
+    # The page reloads itself while queued: it comes to the result on its own.
+    page.wait_for_selector('[data-review-status="done"]', timeout=30_000)
+    assert accessibility_problems(page, "the review page") == []
+    screenshot(page, f"review-done-{'phone' if viewport == PHONE else 'desktop'}")
+    rows = page.locator("[data-decision]")
+    assert rows.count() == min(30, sum(len(g.review["decisions"]) for g in result.games))
+
+    link = page.locator("[data-move-link]").first
+    moment = str(link.get_attribute("href")).split("#", 1)[1]
+    game, seat = int(moment.split("-")[0][1:]), int(moment.rsplit("-s", 1)[1])
+    link.click()
+    page.wait_for_selector(f'[data-position-key="{moment}"]')
+    viewer = Viewer(page, game)
+    assert viewer.root.get_attribute("data-view") == str(seat)
+    # The costliest decision, first on the page: the viewer shows the card it chose there.
+    _, worst = min(
+        ((g, d) for g in result.games for d in g.review["decisions"]),
+        key=lambda pair: (-pair[1]["regret"], pair[0].number, pair[1]["round"], pair[1]["trick"]),
+    )
+    chosen = viewer.root.locator("[data-decision]").get_attribute("data-chosen")
+    assert chosen == str(worst["played"])
+    legal = viewer.seat(seat).locator("[data-hand] [data-card][data-legal]").count()
+    assert legal >= 2  # a decision: more than one legal card
+    screenshot(page, f"review-move-{'phone' if viewport == PHONE else 'desktop'}")
+    context.close()
+    assert not errors, errors
