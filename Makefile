@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install lock test test-busy lint sandbox services run format bench stack-check clean
+.PHONY: install lock test test-busy lint sandbox services run format bench campaign stack-check clean
 
 # Exactly the locked versions (requirements/dev.txt, exported from uv.lock), every file
 # checked against its hash; then the SDK and the platform themselves, editable, built with
@@ -66,6 +66,12 @@ run: install
 format: install
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
+
+# The fault campaign (issue 32): a local stack under one fault after another, the
+# invariants (lost, doubled, misattributed, stuck, orphans) printed at each checkpoint;
+# about 40 minutes (docs/arena.md, "Faults at the edges").
+campaign: sandbox services
+	$(BIN)/python benchmarks/fault_campaign.py
 
 bench: sandbox services
 	$(BIN)/python benchmarks/engine.py
