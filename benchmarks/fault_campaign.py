@@ -46,6 +46,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass, field
@@ -333,10 +334,10 @@ def kill_platform_recording(stack: Stack, uploads: Uploads) -> str:
     return "killed as a report was recorded, started again"
 
 
-def poison(stack: Stack, uploads: Uploads) -> str:
+def poison(stack: Stack, uploads: Uploads) -> Callable[[], str]:
     import redis
 
-    from arena.broker import MATCH_QUEUES, PLATFORM_QUEUES
+    from arena.broker import ARENA_QUEUES, PLATFORM_QUEUES
 
     client = redis.Redis(host=REDIS_HOST, port=REDIS_PORT, db=REDIS_DB)
     bodies = [
@@ -345,18 +346,33 @@ def poison(stack: Stack, uploads: Uploads) -> str:
         pickle.dumps({"body": "pickled"}),
         b'{"body": "' + b"A" * (2 * MAX_MESSAGE_BYTES) + b'"}',  # oversized
     ]
-    for queue in (*MATCH_QUEUES, *PLATFORM_QUEUES):
+    queues = (*ARENA_QUEUES, *PLATFORM_QUEUES)
+    before = poison_dropped(stack)
+    for queue in queues:
         for body in bodies:
             client.lpush(queue, body)
     uploads.run_for(20)
-    exited = [name for name, p in stack.processes.items() if p.poll() is not None]
-    queues = len(MATCH_QUEUES) + len(PLATFORM_QUEUES)
-    return f"{len(bodies)} bodies on each of {queues} queues; " + (
-        f"exited: {', '.join(exited)}" if exited else "every process still running"
+
+    def outcome() -> str:  # after the settling: a worker meets a body when it reaches it
+        exited = [name for name, p in stack.processes.items() if p.poll() is not None]
+        dropped = poison_dropped(stack) - before
+        return f"{dropped} of {len(queues) * len(bodies)} poison bodies dropped and logged; " + (
+            f"exited: {', '.join(exited)}" if exited else "every process still running"
+        )
+
+    return outcome
+
+
+def poison_dropped(stack: Stack) -> int:
+    """Poison messages the workers logged dropping (``event=broker.poison``)."""
+    return sum(
+        log.read_text(errors="replace").count("event=broker.poison")
+        for log in stack.logs.glob("*.log")
     )
 
 
-FAULTS: dict[str, Callable[[Stack, Uploads], str]] = {
+#: Each injects its fault and says what it did (a function: said after the settling).
+FAULTS: dict[str, Callable[[Stack, Uploads], str | Callable[[], str]]] = {
     "arena-kill": kill_arena_mid_match,
     "arena-stop": stop_arena,
     "redis": redis_down,
@@ -491,6 +507,17 @@ def orphans() -> int:
     return dead
 
 
+def charged_faults() -> list[str]:
+    """The faults charged to bots, which never fault: each is a misattribution."""
+    from web.matches.models import MatchGame
+
+    counted = Counter[str]()
+    for match, faults in MatchGame.objects.values_list("match_id", "faults"):
+        for fault in faults:
+            counted[f"match {match}: {fault.get('kind')}: {fault.get('detail')}"] += 1
+    return [f"{n} × {what}" for what, n in counted.items()]
+
+
 def failures() -> list[str]:
     from django.db.models import Count
 
@@ -532,10 +559,13 @@ def main() -> int:
         for name in chosen:
             what = FAULTS[name](stack, uploads)
             result = settle(uploads, args.settle)
-            print(result.row(name) + f"   ({what})", flush=True)
+            said = what() if callable(what) else what
+            print(result.row(name) + f"   ({said})", flush=True)
             broken |= bool(result.lost + result.doubled + result.misattributed + result.stuck)
         for line in failures():
             print(f"  failed: {line}")
+        for line in charged_faults():
+            print(f"  charged to a bot: {line}")
         print(f"load at the end: {load_average()}")
     finally:
         stack.stop_all()
