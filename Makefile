@@ -69,7 +69,7 @@ format: install
 
 # The fault campaign (issue 32): a local stack under one fault after another, the
 # invariants (lost, doubled, misattributed, stuck, orphans) printed at each checkpoint;
-# about 40 minutes (docs/arena.md, "Faults at the edges").
+# about 20 minutes (docs/arena.md, "Faults at the edges").
 campaign: sandbox services
 	$(BIN)/python benchmarks/fault_campaign.py
 
