@@ -50,6 +50,7 @@ from docker.types import ContainerConfig, HostConfig, LogConfig, Mount, Ulimit
 from cucumbers.host import CHANNEL_OUTPUT, CHANNEL_PROTOCOL, OUTPUT_FENCE, OUTPUT_FENCE_VARIABLE
 from cucumbers.loader import BUILTIN_PREFIX
 from cucumbers.protocol import EndGame, HostMessage, RunnerMessage
+from cucumbers.runners.clock import runner_clock
 from cucumbers.runners.drain import OutputDrain
 from cucumbers.runners.hostproc import (
     ChannelClosed,
@@ -517,7 +518,7 @@ class ContainerHost(HostChannel):
     def __init__(self, source: str, seat: Seat, tail: OutputTail, lock: threading.Lock) -> None:
         self.seat = seat
         self.name = labels.container_name(seat.match_id, seat.index)
-        self.started = time.monotonic()  # the start-up limit includes the container's start
+        self.started = runner_clock()  # the start-up limit includes the container's start
         self._created = time.time()
         self._tail = tail
         self._lock = lock
@@ -608,7 +609,7 @@ class ContainerHost(HostChannel):
                 output = listener.accept(CHANNEL_OUTPUT)
             if protocol is not None and output is not None:
                 break
-            now = time.monotonic()
+            now = runner_clock()
             if self._refused is not None:
                 raise ChannelClosed
             if now - self.started >= CONNECT_CHECK_AFTER and self._exit_code() is not None:
@@ -678,14 +679,14 @@ class ContainerHost(HostChannel):
         ``end_game`` hook may still be printing."""
         if self._closed or self._connecting:
             return
-        deadline = time.monotonic() + OUTPUT_FENCE_SECONDS
+        deadline = runner_clock() + OUTPUT_FENCE_SECONDS
         if self._drain is not None:
             self._drain.drain()
             with self._changed:
                 while (
                     self._fenced.fences < self._games_ended
                     and not self._drain.done
-                    and (left := deadline - time.monotonic()) > 0
+                    and (left := deadline - runner_clock()) > 0
                 ):
                     self._changed.wait(min(left, 0.05))
             return
@@ -694,7 +695,7 @@ class ContainerHost(HostChannel):
             self._fenced.fences < self._games_ended
             and not self._eof
             and not self.broken
-            and (left := deadline - time.monotonic()) > 0
+            and (left := deadline - runner_clock()) > 0
         ):
             self._wait_readable(left)
             self._read()
@@ -734,8 +735,8 @@ class ContainerHost(HostChannel):
         return None
 
     def wait_exit(self, timeout: float) -> str | None:
-        deadline = time.monotonic() + timeout
-        while (status := self.exit_status()) is None and (left := deadline - time.monotonic()) > 0:
+        deadline = runner_clock() + timeout
+        while (status := self.exit_status()) is None and (left := deadline - runner_clock()) > 0:
             self._wait_readable(min(left, EXIT_POLL_SECONDS))
         return status
 
@@ -766,9 +767,9 @@ class ContainerHost(HostChannel):
         if self._closed:
             return
         with suppress(Exception):
-            deadline = time.monotonic() + grace
+            deadline = runner_clock() + grace
             while (
-                not self._eof and not self._connecting and (left := deadline - time.monotonic()) > 0
+                not self._eof and not self._connecting and (left := deadline - runner_clock()) > 0
             ):
                 self._wait_readable(min(left, EXIT_POLL_SECONDS))
                 self._read()

@@ -20,6 +20,7 @@ from .games import GameRules
 from .move_facts import DecisionKey, add_times, with_private
 from .move_output import MoveOutput, bounded_game_output
 from .runners.base import BotClient, BotSpec, Limits, Runner
+from .runners.clock import runner_clock
 from .view import GameResult, GameStart, RoundResult, View
 
 #: Seeds are kept below 2**48 so that every JSON reader (JavaScript included) reads them exactly.
@@ -203,7 +204,9 @@ def play_game(
         take_lines = clients[seat].take_move_output
 
         def decide(view: View) -> object:
-            started = perf_counter()
+            # The runner's clock, as the runner's own deadlines: a stretch in which this
+            # process did not run (stopped, frozen, starved) is not the bot's time.
+            started = runner_clock()
             left = bank[seat]
             try:
                 move = request(view, move_seconds + left)  # raises BotFault
@@ -214,7 +217,7 @@ def play_game(
                 if (
                     fault.kind is not FaultKind.TIMEOUT
                     or fault.infrastructure
-                    or perf_counter() - started < 0.99 * allowed
+                    or runner_clock() - started < 0.99 * allowed
                 ):
                     raise
                 raise BotFault(
@@ -223,7 +226,7 @@ def play_game(
                     f" and the {left:.3g} s left of its {limits.bank_seconds:g} s time bank",
                 ) from None
             finally:
-                elapsed = perf_counter() - started
+                elapsed = runner_clock() - started
                 times[seat, view.round_number, view.trick_number] = elapsed
                 if lines := take_lines():
                     printed[seat].append(MoveOutput(view.round_number, view.trick_number, lines))

@@ -32,6 +32,7 @@ from ..protocol import (
     decode_host_message,
     encode,
 )
+from .clock import runner_clock
 from .drain import OutputDrain
 from .output import OutputTail
 
@@ -102,7 +103,7 @@ class HostChannel:
     :meth:`close`; it may override :meth:`_received` to take apart what it reads.
 
     Attributes:
-        started: when the host was started (``time.monotonic``); the start-up limit
+        started: when the host was started (:func:`~.clock.runner_clock`); the start-up limit
             counts from it.
         broken: a write failed, or the input was ended: the host closed its input or died.
     """
@@ -207,7 +208,8 @@ class HostChannel:
     # -- reading -------------------------------------------------------------------------
 
     def next_message(self, deadline: float) -> HostMessage:
-        """The next message from the host, waiting until ``deadline`` (``time.monotonic``).
+        """The next message from the host, waiting until ``deadline`` on the runner's
+        clock (:func:`~.clock.runner_clock`, which leaves out this process's own stalls).
         Raises :class:`ChannelTimeout`, :class:`ChannelClosed` or ``ProtocolError``."""
         timed_out = False
         while True:
@@ -220,7 +222,7 @@ class HostChannel:
                 raise ChannelTimeout
             self._flush()
             self._watch_writes()
-            wait = max(0.0, deadline - time.monotonic())
+            wait = max(0.0, deadline - runner_clock())
             if self._polled:
                 wait = min(wait, POLL_SLICE)
             for key, events in self._selector.select(wait):
@@ -235,7 +237,7 @@ class HostChannel:
                 self._exited = True
             if self._exited:
                 self._read()  # what it wrote before it died
-            timed_out = time.monotonic() >= deadline
+            timed_out = runner_clock() >= deadline
 
     def _read(self) -> None:
         taken = 0
@@ -291,7 +293,7 @@ class HostProcess(HostChannel):
 
     def __init__(self, launch: Launch, tail: OutputTail, lock: threading.Lock) -> None:
         self.pid = 0
-        self.started = time.monotonic()
+        self.started = runner_clock()
         try:
             self._proc = subprocess.Popen(
                 list(launch.argv),
@@ -364,8 +366,8 @@ class HostProcess(HostChannel):
 
     def wait_exit(self, timeout: float) -> str | None:
         """:meth:`exit_status`, after waiting up to ``timeout`` seconds for the host to end."""
-        deadline = time.monotonic() + timeout
-        while (status := self.exit_status()) is None and (left := deadline - time.monotonic()) > 0:
+        deadline = runner_clock() + timeout
+        while (status := self.exit_status()) is None and (left := deadline - runner_clock()) > 0:
             if self._pidfd is not None:
                 select.select([self._pidfd], [], [], left)  # readable once the host ends
             else:

@@ -30,7 +30,6 @@ bots from each other's mistakes; it is not a security boundary (the Docker runne
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable, Sequence
 from contextlib import suppress
 
@@ -50,6 +49,7 @@ from ..protocol import (
 from ..view import GameResult, GameStart, RoundResult, View
 from . import reaper
 from .base import BotClient, BotSpec, Limits, Runner, RunnerName
+from .clock import runner_clock
 from .hostproc import ChannelClosed, ChannelTimeout, HostChannel
 from .local import LocalHost, belongs_to_live_host
 from .output import OutputTail
@@ -159,7 +159,7 @@ class ProcessClient(BotClient):
         host = self._host
         if host is None:
             raise BotFault(FaultKind.CRASH, "the bot's process is not running")
-        deadline = time.monotonic() + timeout
+        deadline = runner_clock() + timeout
         self._move_output = ()
         self._last_id += 1
         number = self._last_id
