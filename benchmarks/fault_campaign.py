@@ -290,11 +290,11 @@ def kill_arena_mid_match(stack: Stack, uploads: Uploads) -> str:
 
 def stop_arena(stack: Stack, uploads: Uploads) -> str:
     host = ARENA_HOSTS[1]
-    uploads.wait(lambda: running_on(host), 120)
+    playing = uploads.wait(lambda: running_on(host), 120)
     stack.kill(host, signal.SIGSTOP)
     uploads.run_for(20)
     stack.kill(host, signal.SIGCONT)
-    return "stopped 20 s, continued"
+    return "stopped 20 s mid-match, continued" if playing else "no match on it: stopped idle 20 s"
 
 
 def redis_down(stack: Stack, uploads: Uploads) -> str:
