@@ -54,11 +54,13 @@ BOTS = ("builtin:lowest", "builtin:lowest")
 #: The issue's target: a move, over whole games, within this many raw pipe round trips.
 TARGET = 5.0
 
-#: The raw baseline's other process: answers every line with a move, as a host would.
+#: The raw baseline's other process: answers every line with a move, as a host would. It
+#: reads through a buffer, as the host does: a raw stream's readline reads one byte per
+#: system call (until 2026-12-02 it did, and the "limit" measured some 550 reads a move).
 ECHO = """
 import os, sys
 reply = sys.argv[1].encode() + b"\\n"
-read = sys.stdin.buffer.raw.readline
+read = sys.stdin.buffer.readline
 while read():
     os.write(1, reply)
 """
