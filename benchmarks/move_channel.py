@@ -10,10 +10,12 @@
 - **start to ready** of a match's bots: Docker (each channel) and ``--sandbox process``;
 - **CPU per move**, measured over whole games the same way, of every process involved:
   the runner, the bots' hosts (their containers' cgroups, or the runner's children), the
-  containers' shims and the Docker daemons (``dockerd``, ``containerd``); for the raw pipe,
-  both processes. On a busy machine wall time mostly measures the wait for a core; the CPU
-  spent is the steadier figure (the daemons' share includes whatever else the engine does
-  meanwhile, so its best round is taken too).
+  containers' shims and the Docker daemons (``dockerd``, ``containerd``; left out of
+  ``--sandbox process``, which they do not serve); for the raw pipe, both processes. On a
+  busy machine wall time mostly measures the wait for a core; the CPU spent is the steadier
+  figure (the daemons' share includes whatever else the engine does meanwhile, so its best
+  round is taken too). The CPU of each part is printed too (the runner, the hosts, the
+  daemons), each part's best round: where a move's cost lies.
 
 The variants are measured in turns, round after round, and the best round of each printed
 (the least disturbed by the rest of the machine): these machines are shared and noisy, and
@@ -52,11 +54,13 @@ BOTS = ("builtin:lowest", "builtin:lowest")
 #: The issue's target: a move, over whole games, within this many raw pipe round trips.
 TARGET = 5.0
 
-#: The raw baseline's other process: answers every line with a move, as a host would.
+#: The raw baseline's other process: answers every line with a move, as a host would. It
+#: reads through a buffer, as the host does: a raw stream's readline reads one byte per
+#: system call (until 2026-12-02 it did, and the "limit" measured some 550 reads a move).
 ECHO = """
 import os, sys
 reply = sys.argv[1].encode() + b"\\n"
-read = sys.stdin.buffer.raw.readline
+read = sys.stdin.buffer.readline
 while read():
     os.write(1, reply)
 """
@@ -132,12 +136,21 @@ def containers_cpu(runner: Runner) -> float:
     return total
 
 
-def match_cpu(variant: str, settings: dict[str, SandboxSettings], games: int) -> tuple[float, int]:
-    """CPU seconds of every process involved in a whole match of ``games`` games, and its
-    moves."""
+#: The parts of a move's CPU: this process (the runner), the bots' hosts (with their
+#: containers' shims), the Docker daemons.
+PARTS = ("runner", "hosts", "daemons")
+
+
+def match_cpu(
+    variant: str, settings: dict[str, SandboxSettings], games: int
+) -> tuple[dict[str, float], int]:
+    """CPU seconds of every process involved in a whole match of ``games`` games, by part
+    (:data:`PARTS`), and its moves."""
     specs = [BotSpec.parse(bot) for bot in BOTS]
     runner = runner_for(variant, settings)
-    own, daemons = time.process_time(), daemons_cpu()
+    # The daemons carry nothing of the process runner's: counted there, they add only noise.
+    docker = variant in settings
+    own, daemons = time.process_time(), daemons_cpu() if docker else 0.0
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     clients = runner.start(specs)
     moves = 0
@@ -158,18 +171,26 @@ def match_cpu(variant: str, settings: dict[str, SandboxSettings], games: int) ->
     runner.close()
     reaped = resource.getrusage(resource.RUSAGE_CHILDREN)
     hosts += (reaped.ru_utime + reaped.ru_stime) - (children.ru_utime + children.ru_stime)
-    spent = time.process_time() - own + daemons_cpu() - daemons + hosts
+    spent = {
+        "runner": time.process_time() - own,
+        "hosts": hosts,
+        "daemons": daemons_cpu() - daemons if docker else 0.0,
+    }
     return spent, moves
 
 
 def cpu_per_move(
     variant: str, settings: dict[str, SandboxSettings], short: int, long: int
-) -> float:
+) -> dict[str, float]:
+    """CPU seconds per move over whole games, in all (``total``) and by part."""
     if variant == "raw pipe":
-        return raw_pipe_cpu()
+        return {"total": raw_pipe_cpu()}
     short_cpu, short_moves = match_cpu(variant, settings, short)
     long_cpu, long_moves = match_cpu(variant, settings, long)
-    return (long_cpu - short_cpu) / (long_moves - short_moves)
+    parts = {
+        part: (long_cpu[part] - short_cpu[part]) / (long_moves - short_moves) for part in PARTS
+    }
+    return {"total": sum(parts.values()), **parts}
 
 
 def per_move(variant: str, settings: dict[str, SandboxSettings], short: int, long: int) -> float:
@@ -243,12 +264,28 @@ def raw_pipe(requests: int, batch: int = 100) -> float:
 def best_of(rounds: int, variants: list[str], measure: Callable[[str], float]) -> dict[str, float]:
     """Each variant measured once per round, in an order turned by one each round; the
     least of each variant's rounds."""
-    samples: dict[str, list[float]] = {variant: [] for variant in variants}
+    best = best_parts_of(rounds, variants, lambda variant: {"": measure(variant)})
+    return {variant: parts[""] for variant, parts in best.items()}
+
+
+def best_parts_of(
+    rounds: int, variants: list[str], measure: Callable[[str], dict[str, float]]
+) -> dict[str, dict[str, float]]:
+    """:func:`best_of` for measures of several parts: the least of each part's rounds."""
+    samples: dict[str, list[dict[str, float]]] = {variant: [] for variant in variants}
     for number in range(rounds):
         turn = number % len(variants)
         for variant in variants[turn:] + variants[:turn]:
             samples[variant].append(measure(variant))
-    return {variant: min(values) for variant, values in samples.items()}
+    return {
+        variant: {part: min(sample[part] for sample in values) for part in values[0]}
+        for variant, values in samples.items()
+    }
+
+
+def load_average() -> str:
+    """The machine's load (these machines are shared: every figure goes with it)."""
+    return "load average " + ", ".join(f"{load:.2f}" for load in os.getloadavg())
 
 
 def main() -> None:
@@ -271,7 +308,8 @@ def main() -> None:
     print(
         f"move channel benchmark: {platform.python_implementation()}"
         f" {platform.python_version()}, os.cpu_count() = {os.cpu_count()},"
-        f" image {image}, runtime {args.runtime}, {args.rounds} rounds (best of each)"
+        f" image {image}, runtime {args.runtime}, {args.rounds} rounds (best of each),"
+        f" {load_average()}"
     )
     moves = best_of(
         args.rounds,
@@ -293,21 +331,29 @@ def main() -> None:
         verdict = "" if variant == "raw pipe" else ("met" if ratio <= TARGET else "MISSED")
         print(f"  {variant:24} {1e6 * seconds:8.1f} µs {ratio:10.1f}x   {verdict}")
     attach, sock = moves["docker (attach)"], moves["docker (socket)"]
-    print(f"  socket channel / attach stream: {sock / attach:4.2f}x")
+    print(f"  socket channel / attach stream: {sock / attach:4.2f}x; {load_average()}")
 
-    cpu = best_of(
+    split = best_parts_of(
         args.rounds,
         ["raw pipe", *docker, "process"],
         functools.partial(cpu_per_move, settings=settings, short=args.short, long=args.games),
     )
+    cpu = {variant: parts["total"] for variant, parts in split.items()}
     print("\nCPU per move over whole games, every process involved (see the docstring)")
-    print(f"  {'transport':24} {'CPU a move':>11} {'/ raw pipe':>11}   target <= {TARGET:g}x")
+    print(
+        f"  {'transport':24} {'CPU a move':>11} {'/ raw pipe':>11}   target <= {TARGET:g}x"
+        + "".join(f" {part:>9}" for part in PARTS)
+    )
     for variant, seconds in cpu.items():
         ratio = seconds / cpu["raw pipe"]
         verdict = "" if variant == "raw pipe" else ("met" if ratio <= TARGET else "MISSED")
-        print(f"  {variant:24} {1e6 * seconds:8.1f} µs {ratio:10.1f}x   {verdict}")
+        parts = "".join(
+            f" {1e6 * split[variant][part]:6.1f} µs" if part in split[variant] else " " * 10
+            for part in PARTS
+        )
+        print(f"  {variant:24} {1e6 * seconds:8.1f} µs {ratio:10.1f}x   {verdict:6}{parts}")
     ratio = cpu["docker (socket)"] / cpu["docker (attach)"]
-    print(f"  socket channel / attach stream: {ratio:4.2f}x")
+    print(f"  socket channel / attach stream: {ratio:4.2f}x; {load_average()}")
 
     for bots in (1, 2):
         ready = best_of(
@@ -318,6 +364,7 @@ def main() -> None:
         print(f"  {'runner':24} {'ready':>11} {'/ process':>11}")
         for variant, seconds in ready.items():
             print(f"  {variant:24} {1e3 * seconds:8.1f} ms {seconds / process:10.2f}x")
+        print(f"  {load_average()}")
 
 
 if __name__ == "__main__":

@@ -234,7 +234,9 @@ def serve(
                 fault = _fault(message.id, error, bot_file)
                 channel.send(replace(fault, output=capture.take()))
                 continue
-            channel.send(replace(move_reply(message.id, value), output=capture.take()))
+            reply = move_reply(message.id, value)  # may run the bot's __repr__: captured
+            output = capture.take()
+            channel.send(replace(reply, output=output) if output else reply)
         elif isinstance(message, Quit):
             break
         else:

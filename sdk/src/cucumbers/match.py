@@ -260,12 +260,17 @@ def play_game(
                 capped=state.capped,
             )
         )
-    outputs = tuple(client.take_output() for client in clients)
+    # The game's record first, its output last: a runner that waits at a game's end for the
+    # rest of a bot's output (the Docker sandbox's fence, after the end_game hook) finds it
+    # has come meanwhile, and waits no more.
     entries = (
         list(players)
         if players is not None
         else [{"seat": s, "name": name} for s, name in enumerate(names)]
     )
+    replay = add_times(state.to_replay(entries), times) if keep_replay else None
+    move_output = tuple(bounded_game_output(lines) for lines in printed)
+    outputs = tuple(client.take_output() for client in clients)
     return GameOutcome(
         game_number=game_number,
         seed=seed,
@@ -278,8 +283,8 @@ def play_game(
         moves=tuple(moves),
         think_seconds=tuple(think),
         outputs=outputs,
-        replay=add_times(state.to_replay(entries), times) if keep_replay else None,
-        move_output=tuple(bounded_game_output(lines) for lines in printed),
+        replay=replay,
+        move_output=move_output,
     )
 
 

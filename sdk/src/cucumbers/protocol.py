@@ -7,19 +7,31 @@ the host moves the bot's own stdout out of the way, so only the host writes here
 Runner to host::
 
     {"type": "start_game", "game": {GameStart}}
-    {"type": "move", "id": 7, "view": {View}}
+    {"type": "move", "id": 7, "view": [View]}
     {"type": "end_round", "result": {RoundResult}}
     {"type": "end_game", "result": {GameResult}}
     {"type": "quit"}
 
 Host to runner::
 
-    {"type": "ready", "protocol": 1}                   # the bot is loaded
+    {"type": "ready", "protocol": 2}                   # the bot is loaded
     {"type": "load_error", "kind": "error", "detail": "syntax error in bot.py, line 3: ..."}
     {"type": "move", "id": 7, "card": 12}              # what play() returned, unvalidated
     {"type": "move", "id": 7, "unencodable": {"type": "MyInt", "repr": "12"}}
     {"type": "fault", "id": 7, "kind": "crash", "detail": "ValueError: ... (bot.py, line 9)",
      "traceback": {"frames": [...], "exception": "ValueError: ..."}}
+
+A move's view travels as a JSON array, the compact form a move is asked with many times a
+game: the view's fields in the order of :class:`~cucumbers.view.View`, each
+:class:`~cucumbers.view.Play` as ``[seat, card]`` and each :class:`~cucumbers.view.Trick`
+as ``[leader, [plays], winner]`` (what JSON makes of the named tuples themselves). Seat 0
+of two, to play on a 6 led in the second trick of round 1::
+
+    ["five-cucumbers",0,2,[5,7,7,13,14,15],[5,7,13,14,15],[[1,6]],6,1,2,1,7,
+     [[0,[[0,1],[1,5]],1]],[0,0],[0,1],[],[],null,0,[false,false],[[],[]],1.0,10.0]
+
+Protocol 1 sent it as an object keyed by field; the ``ready`` message says which protocol a
+host speaks, and the runner accepts only its own.
 
 A ``move`` or ``fault`` answer may add ``"output": ["line", ...]``, what the bot printed
 during that move (:mod:`cucumbers.move_output`), and a ``fault`` or ``load_error`` may add
@@ -36,6 +48,7 @@ an exception raised earlier in a hook is reported at the next move.
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from enum import StrEnum
@@ -46,8 +59,8 @@ from .move_output import check_lines
 from .tracebacks import BotTraceback
 from .view import GameResult, GameStart, RoundResult, View
 
-#: The protocol version announced by ``ready``.
-PROTOCOL_VERSION = 1
+#: The protocol version announced by ``ready`` (2: the view as an array).
+PROTOCOL_VERSION = 2
 #: The longest line either side accepts, newline included.
 MAX_LINE_BYTES = 1024 * 1024
 #: Longest ``str`` card sent as is, and longest ``repr`` sent for an unencodable card.
@@ -177,8 +190,11 @@ HostMessage = Ready | LoadError | MoveReply | MoveFault
 
 
 #: One encoder for every message (``json.dumps`` with options builds one per call).
-#: ASCII output: a lone surrogate in a bot's string still makes a valid line.
-_ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
+#: ASCII output: a lone surrogate in a bot's string still makes a valid line. No check for
+#: circular references: every message is built here of scalars, strings, lists, tuples and
+#: dicts made for it (a bot's own objects never reach the encoder: :func:`move_reply`), and
+#: the check costs a dictionary entry per array, some thirty in a view.
+_ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False, check_circular=False)
 
 
 def _dump(data: dict[str, Any]) -> bytes:
@@ -202,7 +218,9 @@ def encode(message: RunnerMessage | HostMessage) -> bytes:
         case StartGame(game):
             return _dump({"type": MessageType.START_GAME, "game": game.to_json()})
         case MoveRequest(id, view):
-            return _dump({"type": MessageType.MOVE, "id": id, "view": view.to_json()})
+            # A view is a named tuple of scalars and tuples: JSON writes it as the array
+            # :meth:`View.from_array` reads, with no dictionary built on the way.
+            return _dump({"type": MessageType.MOVE, "id": id, "view": view})
         case EndRound(result):
             return _dump({"type": MessageType.END_ROUND, "result": result.to_json()})
         case EndGame(result):
@@ -303,9 +321,18 @@ def _load(line: bytes) -> dict[str, Any]:
     return data
 
 
+@functools.cache
+def _key_sets(
+    names: tuple[str, ...], optional: tuple[str, ...]
+) -> tuple[frozenset[str], frozenset[str]]:
+    """The keys a message must have, and those it may have (built once per message type)."""
+    return frozenset({"type", *names}), frozenset({"type", *names, *optional})
+
+
 def _fields(data: dict[str, Any], *names: str, optional: tuple[str, ...] = ()) -> list[Any]:
     """The values of ``names`` (all required) and of ``optional`` (None when absent)."""
-    if not {"type", *names} <= set(data) <= {"type", *names, *optional}:
+    required, allowed = _key_sets(names, optional)
+    if not required <= data.keys() <= allowed:
         shown = ", ".join(names) + "".join(f", [{name}]" for name in optional)
         _fail(f"{data.get('type')} message must have exactly the keys type, {shown}")
     return [data[name] for name in names] + [data.get(name) for name in optional]
@@ -390,7 +417,7 @@ def decode_runner_message(line: bytes) -> RunnerMessage:
     try:
         if kind == MessageType.MOVE:
             id, view = _fields(data, "id", "view")
-            return MoveRequest(_int(id, "id"), View.from_json(view))
+            return MoveRequest(_int(id, "id"), View.from_array(view))
         if kind == MessageType.START_GAME:
             (game,) = _fields(data, "game")
             return StartGame(GameStart.from_json(game))

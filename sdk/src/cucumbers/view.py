@@ -9,7 +9,7 @@ move of every game and must be cheap.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 
@@ -156,6 +156,45 @@ class View(NamedTuple):
         values["penalty_cards"] = tuple(tuple(cards) for cards in data["penalty_cards"])
         return cls(**values)
 
+    @classmethod
+    def from_array(cls, data: object) -> View:
+        """Rebuild a view from the array JSON makes of the view itself: its fields in order,
+        each :class:`Play` and :class:`Trick` an array of its fields likewise (what the bot
+        host protocol sends: no keys to write, read or look up). Raises ``TypeError`` or
+        ``ValueError`` on malformed data.
+
+        Called for every move in the bot host, so the tuples are made by ``tuple.__new__``
+        directly (a named tuple's own ``__new__`` is Python code): the view's and each
+        trick's fields are counted by unpacking them, a play's are not (the runner made
+        them; the host trusts it, and a bot gets nothing from a wrong one but its own
+        confusion)."""
+        if type(data) is not list:
+            raise TypeError("a view must be a JSON array")
+        (game, seat, num_players, hand, legal, trick, high, leader, trick_number,
+         round_number, tricks_per_round, tricks, scores, active, eliminated, disqualified,
+         dealer, round_leader, half_cucumbers, penalty_cards, move_seconds,
+         bank_seconds) = data  # fmt: skip
+        new = tuple.__new__
+        return new(cls, (
+            game, seat, num_players, tuple(hand), tuple(legal),
+            tuple([new(Play, play) for play in trick]), high, leader, trick_number,
+            round_number, tricks_per_round,
+            tuple([
+                new(Trick, (by, tuple([new(Play, play) for play in plays]), won))
+                for by, plays, won in tricks
+            ]),
+            tuple(scores), tuple(active), tuple(eliminated), tuple(disqualified), dealer,
+            round_leader, tuple(half_cucumbers), tuple(map(tuple, penalty_cards)),
+            move_seconds, bank_seconds,
+        ))  # fmt: skip
+
+
+def _fields_of(notice: GameStart | RoundResult | GameResult) -> dict[str, Any]:
+    """A notice's fields by name, as they are (its tuples hold only scalars and tuples, which
+    JSON writes as arrays): ``dataclasses.asdict`` would copy every value, deeply, ten times
+    slower, for each bot at each game."""
+    return {name: getattr(notice, name) for name in notice.__dataclass_fields__}
+
 
 @dataclass(frozen=True, slots=True)
 class GameStart:
@@ -183,7 +222,7 @@ class GameStart:
     bank_seconds: float
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return _fields_of(self)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> GameStart:
@@ -227,7 +266,7 @@ class RoundResult:
     half: tuple[int, ...]
 
     def to_json(self) -> dict[str, Any]:
-        data = {name: getattr(self, name) for name in self.__dataclass_fields__}
+        data = _fields_of(self)
         data["tricks"] = [
             {"leader": t.leader, "plays": [list(p) for p in t.plays], "winner": t.winner}
             for t in self.tricks
@@ -265,7 +304,7 @@ class GameResult:
     capped: bool
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return _fields_of(self)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> GameResult:
