@@ -344,9 +344,10 @@ def report_lengths(
         f"{runs} ladders of {', '.join(reference)}, {budget} rated games each, deal sets of"
         f" {', '.join(map(str, lengths))} games per match (deals per rotation), the same seeds"
     )
-    summaries = converge_by_length(specs, reference, runs, budget, settings, lengths)
-    for games, summary in summaries.items():
-        print(f"  {games:3d} games a match: {summary.line()}")
+    summaries: dict[int, Summary] = {}
+    for games in lengths:  # printed as each length is done: the run takes minutes
+        summaries |= converge_by_length(specs, reference, runs, budget, settings, [games])
+        print(f"  {games:3d} games a match: {summaries[games].line()}", flush=True)
     return summaries
 
 

@@ -407,6 +407,12 @@ def measure_lengths(
     """Deal sets of each length in ``lengths`` through the workers, the lengths alternating
     over ``rounds`` rounds (the machine's drifting load falls on each alike)."""
     batches: dict[int, list[Throughput]] = {games: [] for games in lengths}
+    # Not counted: the first batch after the set-up ran up to several times slower than the
+    # next ones on the same length (caches, the first validation's containers), which
+    # would charge the first length with it.
+    print(f"-- warm-up (not counted): {lengths[0]} games a match, load {load_average()}")
+    (data_dir / "warm-up").mkdir()
+    throughput(4, concurrency, env, data_dir / "warm-up", "sets", lengths[0])
     for round_number in range(1, rounds + 1):
         for games in lengths:
             print(f"-- round {round_number}: {games} games a match, load {load_average()}")
