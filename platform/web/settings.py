@@ -371,7 +371,8 @@ LADDER_TOP_UP_SECONDS = envint("LADDER_TOP_UP_SECONDS", 15, minimum=1)
 LADDER_DEBUT = envbool("LADDER_DEBUT", True)
 #: Games of a debut table's matches: short, since a match is rated only once it is over and
 #: a new version's author waits for that first rating (5 deals at 4 seats: the provisional
-#: stage's 20 games in one set); the routine ladder's matches are MATCH_GAMES long.
+#: stage's 20 games in one set; never more than MATCH_GAMES); the routine ladder's are
+#: MATCH_GAMES long.
 LADDER_DEBUT_GAMES = envint("LADDER_DEBUT_GAMES", 5, minimum=1)
 if LADDER_DEBUT_GAMES > MAX_GAMES:
     raise ImproperlyConfigured(

@@ -90,9 +90,12 @@ def _queue_table(
     game: str, seated: Sequence[Bot], rng: random.Random, *, send: bool, debut: bool
 ) -> list[Match]:
     """One planned table: a deal set (``LADDER_DUPLICATE``) or a plain match, of
-    ``MATCH_GAMES`` games a match; a debut's of ``LADDER_DEBUT_GAMES``: a match is rated
-    when it is over, so a new version's first rating waits for its whole first match."""
-    games = settings.LADDER_DEBUT_GAMES if debut else settings.MATCH_GAMES
+    ``MATCH_GAMES`` games a match; a debut's of ``LADDER_DEBUT_GAMES`` (never more than
+    ``MATCH_GAMES``): a match is rated when it is over, so a new version's first rating
+    waits for its whole first match."""
+    games = settings.MATCH_GAMES
+    if debut:
+        games = min(settings.LADDER_DEBUT_GAMES, games)
     if settings.LADDER_DUPLICATE:
         return create_deal_set(
             game,
