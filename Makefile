@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install lock test test-busy lint sandbox services run format bench campaign stack-check clean
+.PHONY: install lock test test-busy lint sandbox services run format bench bench-length campaign stack-check clean
 
 # Exactly the locked versions (requirements/dev.txt, exported from uv.lock), every file
 # checked against its hash; then the SDK and the platform themselves, editable, built with
@@ -86,6 +86,13 @@ bench: sandbox services
 	$(BIN)/python benchmarks/review.py
 	$(BIN)/python benchmarks/pages.py
 	$(BIN)/python benchmarks/web.py
+
+# How long a ladder match should be (issue 31): games to converge on the simulated ladder
+# and rated games per hour through the real pipeline at 5, 10, 20 and 40 games a match,
+# their quotient side by side; about 20 minutes, so not in bench (docs/arena.md, "How long a
+# ladder match is").
+bench-length: sandbox services
+	$(BIN)/python benchmarks/match_length.py
 
 # docker-compose.yml for real (minutes; not part of make test): every image built (from
 # stand-ins made of Debian's packages where no registry answers), the stack started as a

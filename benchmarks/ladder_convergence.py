@@ -28,8 +28,14 @@ platform: the K of a bot's first established game and its floor (``--min-k`` equ
 ever, so "for good" lands near the end of any budget; benchmarks/deal_variance.py measures
 the cards' share of the noise).
 
+``--match-games 5,10,20,40`` asks another question (issue 31): how the games the ladder needs
+depend on the length of its matches. Only deal sets are played then, of each length G in
+turn (G deals per seat rotation) on the same seeds: the same tables drawn in the same order,
+the same Elo; only the games each match holds differ. ``benchmarks/match_length.py`` puts
+these figures beside the pipeline's rated games per hour at each G.
+
 Run: ``python benchmarks/ladder_convergence.py [--field house|close] [--runs N]
-[--budget GAMES] [--k K] [--min-k K]``.
+[--budget GAMES] [--k K] [--min-k K] [--match-games G,G,...]``.
 """
 
 from __future__ import annotations
@@ -142,8 +148,12 @@ class Planned:
     rotation: int | None = None
 
 
-def planned_matches(scheme: str, seed: int, names: Sequence[str]) -> Iterator[Planned]:
-    """The matches of a run, in the order they are played."""
+def planned_matches(
+    scheme: str, seed: int, names: Sequence[str], match_games: int = MATCH_GAMES
+) -> Iterator[Planned]:
+    """The matches of a run, in the order they are played, of ``match_games`` games (deals
+    per rotation): the tables, seeds and interleaving depend on ``seed`` alone, never on
+    the length, so runs of different lengths on one seed draw the same tables."""
     rng = random.Random(seed)
     match = 0
     pending: list[Planned] = []
@@ -152,12 +162,12 @@ def planned_matches(scheme: str, seed: int, names: Sequence[str]) -> Iterator[Pl
         table = tuple(rng.sample(names, rng.randint(2, 4)))
         match_seed = derive_seed("convergence", seed, match)
         if scheme == "plain":
-            yield Planned(table, match_seed, MATCH_GAMES, False)
+            yield Planned(table, match_seed, match_games, False)
         elif scheme == "one-match":
-            yield Planned(table, match_seed, duplicate_games(MATCH_GAMES, len(table)), True)
+            yield Planned(table, match_seed, duplicate_games(match_games, len(table)), True)
         else:
             pending += [
-                Planned(table, match_seed, MATCH_GAMES, True, rotation)
+                Planned(table, match_seed, match_games, True, rotation)
                 for rotation in range(len(table))
             ]
             while len(pending) >= QUEUED:
@@ -171,8 +181,10 @@ def run_ladder(
     budget: int,
     seed: int,
     settings: EloSettings,
+    match_games: int = MATCH_GAMES,
 ) -> Run:
-    """One seeded ladder of the bots of ``specs`` for ``budget`` rated games."""
+    """One seeded ladder of the bots of ``specs`` for ``budget`` rated games, its matches
+    of ``match_games`` games (deals per rotation with deal sets)."""
     rules = rules_for("five-cucumbers")
     names = tuple(reference)
     elo = dict.fromkeys(names, INITIAL_RATING)
@@ -181,7 +193,7 @@ def run_ladder(
     settled: int | None = None
     first: int | None = None
     late: list[bool] = []
-    for planned in planned_matches(scheme, seed, names):
+    for planned in planned_matches(scheme, seed, names, match_games):
         if games >= budget:
             break
         table = planned.table
@@ -223,6 +235,12 @@ def main() -> None:
     parser.add_argument("--budget", type=int, default=400, help="rated games per run")
     parser.add_argument("--field", choices=("house", "close"), default="house")
     parser.add_argument("--reference-games", type=int, default=2000)
+    parser.add_argument(
+        "--match-games",
+        type=games_list,
+        help="compare deal sets of these games per match (deals per rotation), e.g. 5,10,20,40,"
+        " on the same seeds, instead of the three kinds of deals",
+    )
     add_k_what_ifs(parser)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
@@ -235,7 +253,102 @@ def main() -> None:
             f"reference ({args.reference_games} four-seat games, duplicate deals): "
             + ", ".join(f"{name} {means[name]:.3f}" for name in reference)
         )
-        report(specs, reference, args.runs, args.budget, k_what_if(args))
+        if args.match_games:
+            report_lengths(
+                specs, reference, args.runs, args.budget, k_what_if(args), args.match_games
+            )
+        else:
+            report(specs, reference, args.runs, args.budget, k_what_if(args))
+
+
+def games_list(text: str) -> list[int]:
+    """``5,10,20`` as [5, 10, 20]: games per match, each at least 1."""
+    lengths = [int(part) for part in text.split(",") if part.strip()]
+    if not lengths or min(lengths) < 1:
+        raise argparse.ArgumentTypeError(f"games per match, each at least 1: {text!r}")
+    return lengths
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """The figures of a batch of seeded runs: medians of the games to the right order first
+    and for good (with the quartiles of the latter; a run never right, or wrong at the end,
+    counts as beyond the budget), how many were right at the end, and the mean share of the
+    second half's matches after which the order was right."""
+
+    first: float
+    settled: float
+    settled_low: float
+    settled_high: float
+    right_at_end: int
+    runs: int
+    right_late: float
+
+    def line(self) -> str:
+        return (
+            f"median {self.first:g} games to the right order first, {self.settled:g} to it"
+            f" for good (quartiles {self.settled_low:g}-{self.settled_high:g};"
+            f" {self.right_at_end}/{self.runs} right at the end);"
+            f" right after {self.right_late:.0%} of the second half's matches"
+        )
+
+
+def summarise(results: Sequence[Run], budget: int) -> Summary:
+    never = budget + 1  # a run that never got there counts as beyond the budget
+    first = statistics.median(r.first if r.first is not None else never for r in results)
+    settled_runs = [r.settled if r.settled is not None else never for r in results]
+    # The quartiles too: a median alone hides runs that settle late or never.
+    low, settled, high = statistics.quantiles(settled_runs, n=4, method="inclusive")
+    return Summary(
+        first,
+        settled,
+        low,
+        high,
+        sum(r.settled is not None for r in results),
+        len(results),
+        statistics.fmean(r.right_late for r in results),
+    )
+
+
+def converge_by_length(
+    specs: dict[str, BotSpec],
+    reference: Sequence[str],
+    runs: int,
+    budget: int,
+    settings: EloSettings,
+    lengths: Sequence[int],
+) -> dict[int, Summary]:
+    """Deal sets of each length in ``lengths`` (games per match), ``runs`` seeded ladders
+    each, the same seeds for every length."""
+    return {
+        games: summarise(
+            [
+                run_ladder(specs, reference, "sets", budget, seed, settings, games)
+                for seed in range(runs)
+            ],
+            budget,
+        )
+        for games in lengths
+    }
+
+
+def report_lengths(
+    specs: dict[str, BotSpec],
+    reference: Sequence[str],
+    runs: int,
+    budget: int,
+    settings: EloSettings,
+    lengths: Sequence[int],
+) -> dict[int, Summary]:
+    print(
+        f"{runs} ladders of {', '.join(reference)}, {budget} rated games each, deal sets of"
+        f" {', '.join(map(str, lengths))} games per match (deals per rotation), the same seeds"
+    )
+    summaries: dict[int, Summary] = {}
+    for games in lengths:  # printed as each length is done: the run takes minutes
+        summaries |= converge_by_length(specs, reference, runs, budget, settings, [games])
+        print(f"  {games:3d} games a match: {summaries[games].line()}", flush=True)
+    return summaries
 
 
 def report(
@@ -259,19 +372,7 @@ def report(
         results = [
             run_ladder(specs, reference, scheme, budget, seed, settings) for seed in range(runs)
         ]
-        label = labels[scheme]
-        never = budget + 1  # a run that never got there counts as beyond the budget
-        first = statistics.median(r.first if r.first is not None else never for r in results)
-        settled_runs = [r.settled if r.settled is not None else never for r in results]
-        # The quartiles too: a median alone hides runs that settle late or never.
-        low, settled, high = statistics.quantiles(settled_runs, n=4, method="inclusive")
-        late = statistics.fmean(r.right_late for r in results)
-        print(
-            f"  {label}: median {first:g} games to the right order first, {settled:g} to it"
-            f" for good (quartiles {low:g}-{high:g};"
-            f" {sum(r.settled is not None for r in results)}/{runs} right at the end);"
-            f" right after {late:.0%} of the second half's matches"
-        )
+        print(f"  {labels[scheme]}: {summarise(results, budget).line()}")
 
 
 if __name__ == "__main__":

@@ -14,10 +14,19 @@ matches in this process to see where the time goes (wall time per part of a matc
 per process family), then a batch through the workers for the throughput. The machine is
 shared: the load average is printed, since other work on it lowers the figure.
 
+``--match-games 5,10,20,40`` measures the length of the ladder's matches instead (issue 31):
+deal sets of each length G (``MATCH_GAMES``: G deals per seat rotation) through the workers,
+the lengths alternating over ``--rounds`` rounds so that the machine's other load falls on
+each alike; per length the rated games per hour, the CPU seconds per rated game (the whole
+machine, the Docker engine, PostgreSQL, the two workers' processes) and how long one match
+holds a worker. ``benchmarks/match_length.py`` divides these by the games the ladder needs
+at each length.
+
 Needs PostgreSQL and Redis (``make services``) and Docker (``make sandbox``). Uses a database
 of its own (``cucumbers_bench``, recreated) and Redis database 8.
 
     python benchmarks/pipeline.py [--matches 40] [--concurrency 2] [--bots random,lowest,...]
+        [--match-games 5,10,20,40 [--rounds 2]]
 """
 
 from __future__ import annotations
@@ -25,11 +34,16 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+
+from ladder_convergence import MATCH_GAMES, games_list
 
 REPO = Path(__file__).resolve().parents[1]
 DB_NAME = "cucumbers_bench"
@@ -99,12 +113,16 @@ def setup_django(env: dict[str, str]) -> None:
 
 def house_bots_playing(builtins: list[str]) -> int:
     """The house bots ``builtins``, uploaded as files, marked active without a validation
-    match; the other house bots stay off the ladder."""
+    match; the other house bots stay off the ladder: disabled, since their validation
+    matches, queued with them, promote them once a worker plays those (the search bot, a
+    second a move, would then sit at the tables of every batch after the first)."""
     from web.bots.house import HOUSE_USERNAME, ensure_house_bots, house_bot_name
     from web.bots.models import Bot, BotVersion, VersionStatus
 
     ensure_house_bots()
     names = [house_bot_name(name, "five-cucumbers") for name in builtins]
+    house = Bot.objects.filter(owner__username=HOUSE_USERNAME)
+    house.exclude(name__in=names).update(active=False)
     playing = BotVersion.objects.filter(bot__owner__username=HOUSE_USERNAME, bot__name__in=names)
     for version in playing:
         BotVersion.objects.filter(pk=version.pk).update(status=VersionStatus.ACTIVE)
@@ -139,6 +157,29 @@ def process_cpu_seconds(names: tuple[str, ...]) -> float:
 #: CPU accounts of the breakdown: the Docker engine's daemons, PostgreSQL's processes.
 ENGINE = ("dockerd", "containerd")
 DATABASE = ("postgres",)
+
+
+def tree_cpu_seconds(roots: Sequence[int]) -> float:
+    """CPU seconds used so far by the processes ``roots`` and every live descendant (a
+    worker and its pool's children)."""
+    parents: dict[int, int] = {}
+    used: dict[int, float] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue  # gone meanwhile
+        fields = text[text.rindex(")") + 2 :].split()
+        pid = int(stat.parent.name)
+        parents[pid] = int(fields[1])
+        used[pid] = sum(int(value) for value in fields[11:15])
+    family = set(roots)
+    grew = True
+    while grew:
+        children = {pid for pid, parent in parents.items() if parent in family} - family
+        family |= children
+        grew = bool(children)
+    return sum(used.get(pid, 0) for pid in family) / os.sysconf("SC_CLK_TCK")
 
 
 def cpu_sample() -> dict[str, float]:
@@ -255,18 +296,20 @@ def start_worker(argv: list[str], env: dict[str, str], log: Path) -> subprocess.
 SCHEMES = ("sets", "one-match")
 
 
-def queue_matches(count: int, scheme: str) -> list[int]:
-    """About ``count`` ladder matches, sent: deal sets as the ladder queues them, or as many
-    one-process duplicate matches (4 seats: 2 deals, 8 games), which the platform no longer
-    plans and this benchmark makes by hand to compare."""
+def queue_matches(count: int, scheme: str, games: int = MATCH_GAMES) -> list[int]:
+    """About ``count`` ladder matches, sent: deal sets as the ladder queues them (of
+    ``games`` deals per rotation: ``MATCH_GAMES``, the one setting of a ladder match's
+    length), or as many one-process duplicate matches (4 seats: 2 deals, 8 games), which
+    the platform no longer plans and this benchmark makes by hand to compare."""
+    from django.test import override_settings
+
     from web.matches.models import Match
     from web.pipeline.dispatch import send_match
     from web.pipeline.kinds.ladder import queue_ladder_matches
 
     if scheme == "sets":
-        return [m.pk for m in queue_ladder_matches("five-cucumbers", count)]
-    from django.test import override_settings
-
+        with override_settings(MATCH_GAMES=games):
+            return [m.pk for m in queue_ladder_matches("five-cucumbers", count)]
     with override_settings(LADDER_DUPLICATE=False):
         ids = [m.pk for m in queue_ladder_matches("five-cucumbers", count, send=False)]
     Match.objects.filter(pk__in=ids).update(duplicate=True, games_planned=8)
@@ -287,9 +330,27 @@ def arena_environment(env: dict[str, str]) -> dict[str, str]:
     }
 
 
+@dataclass(frozen=True, slots=True)
+class Throughput:
+    """One batch through the workers: rated games per hour, CPU seconds per rated game by
+    account (``machine``: every core, other tenants' work included; ``engine``, ``database``,
+    ``workers``: the platform's and the arena's worker processes with their children), and
+    the median seconds one match held a worker (started to finished)."""
+
+    games: int
+    per_hour: float
+    cpu_per_game: dict[str, float]
+    match_seconds: float
+
+
 def throughput(
-    matches: int, concurrency: int, env: dict[str, str], logs: Path, scheme: str = "sets"
-) -> float:
+    matches: int,
+    concurrency: int,
+    env: dict[str, str],
+    logs: Path,
+    scheme: str = "sets",
+    games: int = MATCH_GAMES,
+) -> Throughput:
     from web.matches.models import Match, MatchStatus
 
     # As deployed: the platform's worker records reports; the arena worker, given only the
@@ -302,27 +363,82 @@ def throughput(
         start_worker(arena, arena_environment({**os.environ, **env}), logs / "arena.log"),
     ]
     try:
+        before = cpu_sample() | {"workers": tree_cpu_seconds([w.pid for w in workers])}
         started = time.perf_counter()
-        ids = queue_matches(matches, scheme)
+        ids = queue_matches(matches, scheme, games)
         upload_to_verdict(len(ids))  # inside the window: ~1% of its games, said in the docs
         while Match.objects.filter(pk__in=ids, status=MatchStatus.FINISHED).count() < len(ids):
             if Match.objects.filter(pk__in=ids, status=MatchStatus.FAILED).exists():
                 raise SystemExit(f"a match failed; see the workers' logs in {logs}")
             time.sleep(0.1)
         elapsed = time.perf_counter() - started
+        after = cpu_sample() | {"workers": tree_cpu_seconds([w.pid for w in workers])}
     finally:
         for worker in workers:
             worker.terminate()
         for worker in workers:
             worker.wait(timeout=30)
     rows = Match.objects.filter(pk__in=ids)
-    games = sum(rows.values_list("games_planned", flat=True))
-    per_hour = games / elapsed * 3600
+    played = sum(rows.values_list("games_planned", flat=True))
+    per_hour = played / elapsed * 3600
+    held = [
+        (finished - begun).total_seconds()
+        for begun, finished in rows.values_list("started_at", "finished_at")
+        if begun is not None and finished is not None  # every one: they all finished
+    ]
     print(
         f"through the workers (arena concurrency {concurrency}, duplicate deals as {scheme}):"
-        f" {len(ids)} matches, {games} rated games in {elapsed:.1f} s"
+        f" {len(ids)} matches, {played} rated games in {elapsed:.1f} s"
     )
-    return per_hour
+    cpu = {key: (after[key] - before.get(key, 0.0)) / played for key in after}
+    # The main process's own CPU is the benchmark's (queueing, polling): not the pipeline's.
+    cpu.pop("worker")
+    return Throughput(played, per_hour, cpu, statistics.median(held))
+
+
+def measure_lengths(
+    lengths: Sequence[int],
+    rounds: int,
+    matches: int,
+    concurrency: int,
+    env: dict[str, str],
+    data_dir: Path,
+) -> dict[int, list[Throughput]]:
+    """Deal sets of each length in ``lengths`` through the workers, the lengths alternating
+    over ``rounds`` rounds (the machine's drifting load falls on each alike)."""
+    batches: dict[int, list[Throughput]] = {games: [] for games in lengths}
+    # Not counted: the first batch after the set-up ran up to several times slower than the
+    # next ones on the same length (caches, the first validation's containers), which
+    # would charge the first length with it.
+    print(f"-- warm-up (not counted): {lengths[0]} games a match, load {load_average()}")
+    (data_dir / "warm-up").mkdir()
+    throughput(4, concurrency, env, data_dir / "warm-up", "sets", lengths[0])
+    for round_number in range(1, rounds + 1):
+        for games in lengths:
+            print(f"-- round {round_number}: {games} games a match, load {load_average()}")
+            logs = data_dir / f"length-{games}-{round_number}"
+            logs.mkdir()
+            batches[games].append(throughput(matches, concurrency, env, logs, "sets", games))
+    return batches
+
+
+def print_lengths(batches: dict[int, list[Throughput]]) -> None:
+    """Per length: rated games per hour (mean of the rounds, and each), its ratio to
+    ``MATCH_GAMES`` (or the first length), CPU per rated game, a match's hold on a worker."""
+    mean = {games: statistics.fmean(b.per_hour for b in runs) for games, runs in batches.items()}
+    base = MATCH_GAMES if MATCH_GAMES in mean else next(iter(mean))
+    print(f"games a match | rated games per hour (rounds) | x {base} games | CPU ms per rated game")
+    for games, runs in batches.items():
+        cpu = {
+            key: statistics.fmean(b.cpu_per_game[key] for b in runs) * 1000
+            for key in runs[0].cpu_per_game
+        }
+        print(
+            f"  {games:3d}: {mean[games]:9,.0f} ({', '.join(f'{b.per_hour:,.0f}' for b in runs)})"
+            f" {mean[games] / mean[base]:5.2f}x | machine {cpu['machine']:.0f}, dockerd+containerd"
+            f" {cpu['engine']:.0f}, PostgreSQL {cpu['database']:.0f}, workers {cpu['workers']:.0f}"
+            f" | a match holds a worker {statistics.fmean(b.match_seconds for b in runs):.1f} s"
+        )
 
 
 def engine_runtimes() -> list[str]:
@@ -340,6 +456,13 @@ def main() -> int:
     parser.add_argument("--breakdown-matches", type=int, default=8)
     parser.add_argument("--bots", default=",".join(FAST_BUILTINS))
     parser.add_argument(
+        "--match-games",
+        type=games_list,
+        help="measure deal sets of these games per match (deals per rotation), e.g. 5,10,20,40,"
+        " instead of the runtimes and the one-match duplicate deals",
+    )
+    parser.add_argument("--rounds", type=int, default=2, help="rounds of --match-games")
+    parser.add_argument(
         "--runtimes",
         help="OCI runtimes of the bot containers, measured one after the other"
         " (default: runc, and runsc when the engine has it)",
@@ -355,6 +478,18 @@ def main() -> int:
         playing = house_bots_playing(args.bots.split(","))
         print(f"{playing} house bots on the Five Cucumbers ladder ({args.bots}), 4-bot tables")
         breakdown(args.breakdown_matches)
+        if args.match_games:
+            batches = measure_lengths(
+                args.match_games,
+                args.rounds,
+                args.matches,
+                args.concurrency,
+                {**env, "CUCUMBERS_SANDBOX_RUNTIME": runtimes[0]},
+                Path(data_dir),
+            )
+            print_lengths(batches)
+            print(f"load average at the end: {load_average()}")
+            return 0
         rates = {}
         # Every runtime with deal sets (the platform's way); the first one also with the
         # one-process duplicate matches of before, side by side.
@@ -366,7 +501,7 @@ def main() -> int:
             with_runtime = {**env, "CUCUMBERS_SANDBOX_RUNTIME": runtime}
             rates[(runtime, scheme)] = throughput(
                 args.matches, args.concurrency, with_runtime, logs, scheme
-            )
+            ).per_hour
         first = rates[(runtimes[0], "sets")]
         for (runtime, scheme), per_hour in rates.items():
             verdict = "meets" if per_hour >= TARGET_PER_HOUR else "below"

@@ -148,6 +148,31 @@ def test_a_k_floor_above_the_established_k_stops_the_start(tmp_path: Path) -> No
     assert "ELO_MIN_K (12) must not exceed ELO_K (8)" in result.stderr
 
 
+TIME_LIMITS_PROBE = (
+    "import web.settings as s; print(s.MATCH_GAMES, s.CELERY_TASK_SOFT_TIME_LIMIT,"
+    " s.CELERY_TASK_TIME_LIMIT, s.MATCH_LEASE_SECONDS)"
+)
+
+
+@pytest.mark.parametrize(
+    ("games", "limits"),
+    [("", "20 1200 1260 1320"), ("40", "40 2400 2460 2520"), ("2", "2 300 360 420")],
+)
+def test_a_matchs_time_limits_and_lease_follow_its_length(
+    tmp_path: Path, games: str, limits: str
+) -> None:
+    env = {"MATCH_GAMES": games} if games else {}
+    result = run_probe(TIME_LIMITS_PROBE, DEBUG="1", DATA_DIR=str(tmp_path), **env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == limits.split()
+
+
+def test_a_match_longer_than_a_job_holds_stops_the_start(tmp_path: Path) -> None:
+    result = load_settings(DEBUG="1", DATA_DIR=str(tmp_path), MATCH_GAMES="201")
+    assert result.returncode != 0
+    assert "MATCH_GAMES (201) is more than a job holds (200)" in result.stderr
+
+
 def test_the_test_suite_runs_on_postgresql() -> None:
     from django.conf import settings
 

@@ -66,7 +66,9 @@ class RecurringTournament(models.Model):
     rounds = models.PositiveSmallIntegerField(
         null=True, blank=True, help_text="empty: enough for every entrant to meet every other"
     )
-    deals_per_table = models.PositiveSmallIntegerField(default=2)
+    # As long as a ladder match (MATCH_GAMES, docs/arena.md "How long a ladder match is"):
+    # each table's matches start their containers once for that many games.
+    deals_per_table = models.PositiveSmallIntegerField(default=20)
     rated = models.BooleanField(default=False)
     enter_house_bots = models.BooleanField(
         default=True,
@@ -109,7 +111,7 @@ class Tournament(models.Model):
         help_text="empty: enough for every entrant to be able to meet every other once",
     )
     deals_per_table = models.PositiveSmallIntegerField(
-        default=2, help_text="deal seeds per table, each played once per seat rotation"
+        default=20, help_text="deal seeds per table, each played once per seat rotation"
     )
     rated = models.BooleanField(
         default=False, help_text="whether its games also move the ladder's ratings"

@@ -125,7 +125,7 @@ def ensure_house_series(now: datetime | None = None) -> list[RecurringTournament
                 first_start=first,
                 table_size_min=4,
                 table_size_max=4,
-                deals_per_table=4,
+                deals_per_table=20,
             )
         )
     return made

@@ -98,6 +98,7 @@ def test_a_match_in_flight_while_redis_restarts_is_recorded_once(
 ) -> None:
     settings.LADDER_DUPLICATE = False  # type: ignore[attr-defined]  (one match, not a set)
     settings.MATCH_GAMES = 200  # type: ignore[attr-defined]  long enough to restart Redis
+    settings.LADDER_DEBUT_GAMES = 200  # type: ignore[attr-defined]  (new bots: a debut table)
     sandbox = sandbox_for_this_machine().value
     for name in ("dee", "eli"):
         make_active(name)

@@ -98,6 +98,7 @@ def test_a_match_whose_worker_is_killed_is_recorded_once_after_a_restart(
     settings.LADDER_DUPLICATE = False  # type: ignore[attr-defined]  (one match, not a set)
     require_redis()
     settings.MATCH_GAMES = 40  # type: ignore[attr-defined]
+    settings.LADDER_DEBUT_GAMES = 40  # type: ignore[attr-defined]  (new bots: a debut table)
     sandbox = sandbox_for_this_machine().value
     for name in ("dan", "eve", "fay"):
         make_active(name)

@@ -10,7 +10,7 @@ import pytest
 
 from arena.broker import DEBUT_QUEUE, LADDER_QUEUE, MATCH_QUEUES, queue_for
 from arena.contract import MatchJob, MatchKind
-from tests.web.factories import GOOD_BOT, UserFactory, VersionFactory
+from tests.web.factories import GOOD_BOT, UserFactory, VersionFactory, active_bot
 from tests.web.matches.arena_helpers import SLOW_BOT, ladder_bots, make_active, started_attempt
 from tests.web.matches.celery_worker import (
     arena_env,
@@ -65,6 +65,19 @@ def test_a_promoted_version_gets_a_debut_table_ahead_of_the_routine_ladder() -> 
     assert MATCH_QUEUES.index(DEBUT_QUEUE) < MATCH_QUEUES.index(LADDER_QUEUE)
     # The routine ladder's matches queued before it wait on their own queue.
     assert place_in_queue(routine[-1]) == len(routine) - 1
+
+
+@pytest.mark.django_db
+def test_a_debut_tables_matches_are_short_and_the_routine_ladders_long(settings: object) -> None:
+    settings.MATCH_GAMES = 7  # type: ignore[attr-defined]
+    settings.LADDER_DEBUT_GAMES = 3  # type: ignore[attr-defined]
+    veterans = ladder_bots(4)
+    established(veterans)
+    routine = ladder.queue_ladder_matches("five-cucumbers", 4, send=False)
+    assert routine and {m.games_planned for m in routine} == {7}
+    newcomer = active_bot(name="newcomer", game="five-cucumbers")  # provisional: no game yet
+    debut = ladder.queue_debut(newcomer, send=False)
+    assert debut and {(m.debut, m.games_planned) for m in debut} == {(True, 3)}
 
 
 @pytest.mark.django_db

@@ -148,6 +148,7 @@ def test_an_engine_lost_mid_match_is_retried_and_never_charged_to_a_bot(
     require_redis()
     require_sandbox()
     settings.MATCH_GAMES = 200  # type: ignore[attr-defined]  long enough to cut in the middle
+    settings.LADDER_DEBUT_GAMES = 200  # type: ignore[attr-defined]  (new bots: a debut table)
     for name in ("max", "ned"):
         make_active(name)
     socket_path = tmp_path / "engine.sock"

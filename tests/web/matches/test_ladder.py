@@ -225,15 +225,17 @@ def test_a_challenge_refuses_a_number_of_games_out_of_range(
 
 @pytest.mark.parametrize("seats", [2, 3, 4, 7])
 def test_a_deal_set_is_one_match_per_seat_rotation_with_one_seed_and_seating(
-    db: None, seats: int
+    db: None, seats: int, settings: object
 ) -> None:
     from web.pipeline.factory import create_deal_set
+
+    settings.MATCH_GAMES = 6  # type: ignore[attr-defined]  (the setting is each match's length)
 
     bots = [active_bot(name=f"d{seats}-{n}", game=GameName.CONCOMBRE) for n in range(seats)]
     matches = create_deal_set(GameName.CONCOMBRE, MatchKind.LADDER, bots, rated=True, send=False)
     assert [m.rotation for m in matches] == list(range(seats))
     assert {(m.duplicate, m.games_planned, m.seed, m.deal_set) for m in matches} == {
-        (True, 5, matches[0].seed, matches[0].deal_set)  # MATCH_GAMES deals in each
+        (True, 6, matches[0].seed, matches[0].deal_set)  # MATCH_GAMES deals in each
     }
     for match in matches:
         seated = list(match.participants.order_by("index").values_list("bot_id", flat=True))

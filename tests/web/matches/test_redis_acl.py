@@ -192,6 +192,7 @@ def test_a_job_whose_arena_worker_was_killed_is_delivered_again_under_the_acl(
 ) -> None:
     settings.LADDER_DUPLICATE = False  # one match, not a deal set
     settings.MATCH_GAMES = 20
+    settings.LADDER_DEBUT_GAMES = 20  # new bots: a debut table
     for name in ("dan", "eve"):
         # 20 ms a move: long enough to be killed in the middle on a fast, idle machine too.
         make_active(name, source=SLOW_BOT)

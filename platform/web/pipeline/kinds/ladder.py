@@ -89,13 +89,35 @@ def recent_table_sizes(game: str, since: datetime) -> dict[int, Counter[int]]:
 def _queue_table(
     game: str, seated: Sequence[Bot], rng: random.Random, *, send: bool, debut: bool
 ) -> list[Match]:
-    """One planned table: a deal set (``LADDER_DUPLICATE``) or a plain match."""
+    """One planned table: a deal set (``LADDER_DUPLICATE``) or a plain match, of
+    ``MATCH_GAMES`` games a match; a debut's of ``LADDER_DEBUT_GAMES`` (never more than
+    ``MATCH_GAMES``): a match is rated when it is over, so a new version's first rating
+    waits for its whole first match."""
+    games = settings.MATCH_GAMES
+    if debut:
+        games = min(settings.LADDER_DEBUT_GAMES, games)
     if settings.LADDER_DUPLICATE:
         return create_deal_set(
-            game, MatchKind.LADDER, seated, rated=True, rng=rng, send=send, debut=debut
+            game,
+            MatchKind.LADDER,
+            seated,
+            rated=True,
+            deals=games,
+            rng=rng,
+            send=send,
+            debut=debut,
         )
     return [
-        create_match(game, MatchKind.LADDER, seated, rated=True, rng=rng, send=send, debut=debut)
+        create_match(
+            game,
+            MatchKind.LADDER,
+            seated,
+            rated=True,
+            rng=rng,
+            send=send,
+            games=games,
+            debut=debut,
+        )
     ]
 
 

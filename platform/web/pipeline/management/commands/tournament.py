@@ -66,7 +66,7 @@ class Command(BaseCommand):
             command.add_argument("--name", required=True)
             command.add_argument("--game", choices=GAMES, default=GameName.FIVE_CUCUMBERS)
             command.add_argument("--tables", default="4", help="table size or range (3-5)")
-            command.add_argument("--deals", type=int, default=2, help="deal seeds per table")
+            command.add_argument("--deals", type=int, default=20, help="deal seeds per table")
             command.add_argument("--rounds", type=int, help="default: enough to meet everyone")
             command.add_argument("--rated", action="store_true", help="rate it on the ladder")
             command.add_argument("--description", default="")
