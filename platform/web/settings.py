@@ -403,7 +403,7 @@ RETIREMENT_FAULT_PERCENT = envint("RETIREMENT_FAULT_PERCENT", 50, minimum=1)
 if RETIREMENT_FAULT_PERCENT > 100:
     raise ImproperlyConfigured("RETIREMENT_FAULT_PERCENT is a percentage: at most 100")
 CHALLENGES_PER_HOUR = envint("CHALLENGES_PER_HOUR", 10, minimum=1)
-#: The most games a challenge may ask for (the default is MATCH_GAMES).
+#: The most games a challenge may ask for.
 CHALLENGE_MAX_GAMES = envint("CHALLENGE_MAX_GAMES", 20, minimum=1)
 
 # --- Move reviews (web/reviews; docs/bots.md, "Reviewing a game") -------------------------

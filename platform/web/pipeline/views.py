@@ -20,7 +20,7 @@ from web.matches.models import KIND_CHOICES
 from web.matches.status import arena_figures, pipeline_status
 from web.users import signed_in
 
-from .kinds.challenge import ChallengeError, create_challenge
+from .kinds.challenge import ChallengeError, create_challenge, default_games
 
 #: Bots a search on the challenge page shows at most.
 SEARCH_RESULTS = 30
@@ -47,7 +47,7 @@ class ChallengeForm(forms.Form):
         assert isinstance(games, forms.IntegerField)
         games.max_value = settings.CHALLENGE_MAX_GAMES
         games.validators.append(MaxValueValidator(settings.CHALLENGE_MAX_GAMES))
-        games.initial = settings.MATCH_GAMES
+        games.initial = default_games()
         if target.owner_id == user.pk:
             mine.initial = target.pk
 

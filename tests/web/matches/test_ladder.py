@@ -260,3 +260,20 @@ def test_the_ladder_queues_deal_sets_and_each_job_plays_its_rotation(
         )
     # Matchmaking counts a deal set once, as one table.
     assert {c.recent_games for c in ladder.candidates(GameName.FIVE_CUCUMBERS)} == {1}
+
+
+def test_a_challenge_that_does_not_ask_plays_the_ladders_length_within_its_bound(
+    user: User, other_user: User, alice: Client, settings: object
+) -> None:
+    mine, theirs, _ = challenge_setup(user, other_user)
+    settings.MATCH_GAMES = 40  # type: ignore[attr-defined]
+    settings.CHALLENGE_MAX_GAMES = 20  # type: ignore[attr-defined]
+    form = alice.get(reverse("bot-challenge", args=[mine.pk])).content.decode()
+    assert 'name="games" value="20"' in form
+    body = json.dumps({"bot": mine.pk, "opponents": [theirs.pk]})
+    response = alice.post("/api/challenges/", body, content_type="application/json")
+    assert response.status_code == 201, response.content
+    assert Match.objects.get(kind=MatchKind.CHALLENGE).games_planned == 20
+    settings.MATCH_GAMES = 8  # type: ignore[attr-defined]
+    alice.post("/api/challenges/", body, content_type="application/json")
+    assert sorted(Match.objects.values_list("games_planned", flat=True)) == [8, 20]

@@ -33,13 +33,20 @@ def challenges_last_hour(user: User) -> int:
     return Match.objects.filter(requested_by=user, created_at__gte=since).count()
 
 
+def default_games() -> int:
+    """A challenge's length unless it asks: the ladder's, within the challenges' bound."""
+    return min(settings.MATCH_GAMES, settings.CHALLENGE_MAX_GAMES)
+
+
 def create_challenge(
     user: User, bot_id: int, opponent_ids: Sequence[int], games: int | None = None
 ) -> Match:
-    """A queued, unrated challenge match of ``games`` games (default ``MATCH_GAMES``): the
-    user's bot first, then the opponents."""
+    """A queued, unrated challenge match of ``games`` games (default :func:`default_games`):
+    the user's bot first, then the opponents."""
     largest = settings.CHALLENGE_MAX_GAMES
-    if games is not None and not 1 <= games <= largest:
+    if games is None:
+        games = default_games()
+    if not 1 <= games <= largest:
         raise ChallengeError(
             Problem.BAD_GAMES, f"A challenge plays 1 to {largest} games, not {games}."
         )
