@@ -244,21 +244,30 @@ def main() -> None:
     add_k_what_ifs(parser)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
-        if args.field == "house":
-            specs = {name: BotSpec(f"builtin:{name}", name) for name in HOUSE}
-        else:
-            specs = close_field(Path(folder))
-        reference, means = reference_order(specs, args.reference_games)
-        print(
-            f"reference ({args.reference_games} four-seat games, duplicate deals): "
-            + ", ".join(f"{name} {means[name]:.3f}" for name in reference)
-        )
+        specs, reference = field_and_reference(args.field, args.reference_games, Path(folder))
         if args.match_games:
             report_lengths(
                 specs, reference, args.runs, args.budget, k_what_if(args), args.match_games
             )
         else:
             report(specs, reference, args.runs, args.budget, k_what_if(args))
+
+
+def field_and_reference(
+    field: str, reference_games: int, folder: Path
+) -> tuple[dict[str, BotSpec], tuple[str, ...]]:
+    """The bots of ``field`` (``house`` or ``close``, whose bot files go into ``folder``)
+    and their reference order from ``reference_games`` games, printed with mean places."""
+    if field == "house":
+        specs = {name: BotSpec(f"builtin:{name}", name) for name in HOUSE}
+    else:
+        specs = close_field(folder)
+    reference, means = reference_order(specs, reference_games)
+    print(
+        f"reference ({reference_games} four-seat games, duplicate deals): "
+        + ", ".join(f"{name} {means[name]:.3f}" for name in reference)
+    )
+    return specs, reference
 
 
 def games_list(text: str) -> list[int]:

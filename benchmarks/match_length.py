@@ -36,12 +36,10 @@ import tempfile
 from pathlib import Path
 
 from ladder_convergence import (
-    HOUSE,
     MATCH_GAMES,
     Summary,
-    close_field,
+    field_and_reference,
     games_list,
-    reference_order,
     report_lengths,
 )
 from pipeline import (
@@ -58,21 +56,12 @@ from pipeline import (
 )
 
 from arena.rating import EloSettings
-from cucumbers.runners.base import BotSpec
 
 
 def convergence(args: argparse.Namespace) -> dict[int, Summary]:
     """Games to converge at each length, on the simulated ladder."""
     with tempfile.TemporaryDirectory() as folder:
-        if args.field == "house":
-            specs = {name: BotSpec(f"builtin:{name}", name) for name in HOUSE}
-        else:
-            specs = close_field(Path(folder))
-        reference, means = reference_order(specs, args.reference_games)
-        print(
-            f"reference ({args.reference_games} four-seat games, duplicate deals): "
-            + ", ".join(f"{name} {means[name]:.3f}" for name in reference)
-        )
+        specs, reference = field_and_reference(args.field, args.reference_games, Path(folder))
         return report_lengths(
             specs, reference, args.runs, args.budget, EloSettings(), args.match_games
         )

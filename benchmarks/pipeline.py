@@ -138,19 +138,44 @@ def busy_cpu_seconds() -> float:
     return (sum(ticks[:8]) - idle) / os.sysconf("SC_CLK_TCK")
 
 
-def process_cpu_seconds(names: tuple[str, ...]) -> float:
-    """CPU seconds used so far by the running processes called ``names`` (and by their
-    children they have waited for)."""
-    total = 0
+@dataclass(frozen=True, slots=True)
+class ProcessStat:
+    """One running process as ``/proc/PID/stat`` shows it; CPU in clock ticks."""
+
+    pid: int
+    name: str
+    parent: int
+    group: int
+    own_ticks: int  # utime + stime
+    waited_ticks: int  # cutime + cstime: its children it has waited for
+
+
+def process_stats() -> list[ProcessStat]:
+    """Every running process of the machine (those gone while read are left out)."""
+    found = []
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             text = stat.read_text()
         except OSError:
             continue  # gone meanwhile
-        name = text[text.index("(") + 1 : text.rindex(")")]
-        if name in names:
-            fields = text[text.rindex(")") + 2 :].split()
-            total += sum(int(value) for value in fields[11:15])  # utime stime cutime cstime
+        fields = text[text.rindex(")") + 2 :].split()
+        found.append(
+            ProcessStat(
+                pid=int(stat.parent.name),
+                name=text[text.index("(") + 1 : text.rindex(")")],
+                parent=int(fields[1]),
+                group=int(fields[2]),
+                own_ticks=int(fields[11]) + int(fields[12]),
+                waited_ticks=int(fields[13]) + int(fields[14]),
+            )
+        )
+    return found
+
+
+def process_cpu_seconds(names: tuple[str, ...]) -> float:
+    """CPU seconds used so far by the running processes called ``names`` (and by their
+    children they have waited for)."""
+    total = sum(p.own_ticks + p.waited_ticks for p in process_stats() if p.name in names)
     return total / os.sysconf("SC_CLK_TCK")
 
 
@@ -162,17 +187,9 @@ DATABASE = ("postgres",)
 def tree_cpu_seconds(roots: Sequence[int]) -> float:
     """CPU seconds used so far by the processes ``roots`` and every live descendant (a
     worker and its pool's children)."""
-    parents: dict[int, int] = {}
-    used: dict[int, float] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            text = stat.read_text()
-        except OSError:
-            continue  # gone meanwhile
-        fields = text[text.rindex(")") + 2 :].split()
-        pid = int(stat.parent.name)
-        parents[pid] = int(fields[1])
-        used[pid] = sum(int(value) for value in fields[11:15])
+    stats = process_stats()
+    parents = {p.pid: p.parent for p in stats}
+    used = {p.pid: p.own_ticks + p.waited_ticks for p in stats}
     family = set(roots)
     grew = True
     while grew:

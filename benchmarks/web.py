@@ -48,7 +48,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "platform"))
 sys.path.insert(1, str(REPO))
 
-from pipeline import SERVER, load_average  # noqa: E402
+from pipeline import SERVER, load_average, process_stats  # noqa: E402
 from web_clients import Page, fetch, run_clients, table  # noqa: E402
 from web_fill import MATCHES, fill  # noqa: E402
 
@@ -204,15 +204,7 @@ def server_cpu_seconds(group: int, database: str) -> float:
             "SELECT pid FROM pg_stat_activity WHERE datname = %s", [database]
         ).fetchall()
     backends = {pid for (pid,) in rows}
-    total = 0
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            text = stat.read_text()
-        except OSError:
-            continue  # gone meanwhile
-        fields = text[text.rindex(")") + 2 :].split()
-        if int(fields[2]) == group or int(stat.parent.name) in backends:  # pgrp, pid
-            total += int(fields[11]) + int(fields[12])  # utime, stime
+    total = sum(p.own_ticks for p in process_stats() if p.group == group or p.pid in backends)
     return total / os.sysconf("SC_CLK_TCK")
 
 
