@@ -46,8 +46,7 @@ class StallClock:
         self.max_step = max_step
         self._lock = threading.Lock()
         self._observed = time.monotonic()  # when the clock was last observed (monotonic)
-        self._value = self._observed  # the clock's reading then
-        self._stalled = 0.0  # seconds left out so far
+        self._stalled = 0.0  # seconds left out so far: the reading is monotonic less these
         self._ticker: threading.Thread | None = None
         os.register_at_fork(after_in_child=self._forked)
 
@@ -70,10 +69,8 @@ class StallClock:
             gap = now - self._observed
             if gap > self.max_step:
                 self._stalled += gap - self.max_step
-                gap = self.max_step
             self._observed = now
-            self._value += gap
-            return self._value
+            return now - self._stalled
 
     def _start_ticker(self) -> None:
         with self._lock:
