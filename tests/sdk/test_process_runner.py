@@ -205,15 +205,15 @@ def test_writing_to_the_protocol_channel_is_a_protocol_fault(
 
 
 def test_a_host_that_speaks_another_protocol_is_a_protocol_fault(tmp_path: Path) -> None:
-    # A ready of protocol 1 (whose views were objects) on the protocol, before the host's own.
+    # A ready of protocol 2 (whose views came whole) on the protocol, before the host's own.
     source = tmp_path / "old_host.py"
     garbage = Path(bot("protocol_garbage")).read_text()
     source.write_text(
-        garbage + '\nos.write(protocol_fd(), b\'{"type":"ready","protocol":1}\\n\')\n'
+        garbage + '\nos.write(protocol_fd(), b\'{"type":"ready","protocol":2}\\n\')\n'
     )
     (outcome,) = play(str(source))
     fault = the_fault(outcome, FaultKind.PROTOCOL)
-    assert fault.detail == "the host speaks protocol 1, not 2"
+    assert fault.detail == "the host speaks protocol 2, not 3"
 
 
 def test_a_channel_closed_by_a_live_process_is_a_protocol_fault() -> None:

@@ -1,5 +1,6 @@
-"""The bot host protocol's move request (protocol 2): the view travels as a JSON array, every
-view the engine hands out comes back equal, and a malformed one is refused."""
+"""The bot host protocol's move request: the view travels as a JSON array (protocol 2), each
+later move of a game as the changes since the previous view (protocol 3); every view the
+engine hands out comes back equal, and a malformed one is refused."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from cucumbers.protocol import (
     ProtocolError,
     Ready,
     StartGame,
+    ViewDeltas,
     decode_host_message,
     decode_runner_message,
     encode,
@@ -69,6 +71,99 @@ def test_every_view_of_a_game_survives_the_move_request(
             if isinstance(value, tuple):
                 assert type(value) in (tuple, Play, Trick), field
         assert encode(message) == line
+
+
+def seat_views(views: list[View], seat: int) -> list[View]:
+    return [view for view in views if view.seat == seat]
+
+
+@pytest.mark.parametrize(("rules", "n"), TABLES, ids=TABLE_IDS)
+@pytest.mark.parametrize("seed", [1, 2])
+def test_every_view_of_a_game_survives_as_changes(rules: GameRules, n: int, seed: int) -> None:
+    views = every_view(rules, n, 1000 * seed + n)
+    whole = changed = 0
+    for seat in range(n):
+        deltas = ViewDeltas()
+        last: View | None = None
+        for number, view in enumerate(seat_views(views, seat), start=1):
+            line = deltas.encode(MoveRequest(number, view))
+            data = json.loads(line)
+            # The game's first move whole, every later one as changes.
+            assert ("view" in data) is (last is None) and ("changes" in data) is (last is not None)
+            message = decode_runner_message(line, last)
+            assert isinstance(message, MoveRequest) and message.id == number
+            back = message.view
+            assert back == view and type(back) is View
+            for field, value, sent in zip(View._fields, back, view, strict=True):
+                assert type(value) is type(sent), field
+            assert all(type(play) is Play for play in back.trick)
+            assert all(
+                type(trick) is Trick and all(type(play) is Play for play in trick.plays)
+                for trick in back.tricks
+            )
+            whole += len(encode(MoveRequest(number, view)))
+            changed += len(line)
+            last = back
+    assert changed < 0.8 * whole
+
+
+def test_a_new_game_sends_its_first_view_whole() -> None:
+    views = every_view(FIVE_CUCUMBERS, 2, 9)
+    first, second = seat_views(views, 0)[:2]
+    start = GameStart("five-cucumbers", 0, 2, ("a", "b"), 1, 7, 1.0, 10.0)
+    deltas = ViewDeltas()
+    deltas.encode(MoveRequest(1, first))
+    assert "changes" in json.loads(deltas.encode(MoveRequest(2, second)))
+    deltas.encode(StartGame(start))
+    assert (
+        json.loads(deltas.encode(MoveRequest(3, second)))["view"]
+        == json.loads(encode(MoveRequest(3, second)))["view"]
+    )
+
+
+def changes_line(changes: object, tricks: object = None) -> bytes:
+    data = {"type": "move", "id": 2, "changes": changes}
+    if tricks is not None:
+        data["tricks"] = tricks
+    return json.dumps(data).encode() + b"\n"
+
+
+def test_changes_without_a_view_before_them_are_a_protocol_error() -> None:
+    with pytest.raises(ProtocolError, match="no view before them"):
+        decode_runner_message(changes_line([[3, [1, 2]]]))
+
+
+@pytest.mark.parametrize(
+    ("changes", "tricks"),
+    [
+        ({"3": [1]}, None),
+        ([[22, 1]], None),
+        ([[-1, 1]], None),
+        ([["hand", [1]]], None),
+        ([[True, 1]], None),
+        ([[3]], None),
+        ([[3, 7]], None),
+        ([[5, [3]]], None),
+        ([], [[0, [[0, 1]]]]),
+        ([], 7),
+    ],
+    ids=[
+        "an object",
+        "past the last field",
+        "a negative index",
+        "a name for an index",
+        "true for an index",
+        "a change without a value",
+        "a hand that is a number",
+        "a play that is a number",
+        "a trick of two fields",
+        "tricks that are a number",
+    ],
+)
+def test_malformed_changes_are_a_protocol_error(changes: object, tricks: object) -> None:
+    last = View.from_array(compact_view())
+    with pytest.raises(ProtocolError, match="malformed move message"):
+        decode_runner_message(changes_line(changes, tricks), last)
 
 
 def compact_view() -> list[object]:
@@ -126,6 +221,28 @@ def test_the_host_exits_with_status_2_on_a_malformed_view(tmp_path: Path) -> Non
     )
     assert host.returncode == 2, host.stderr
     answers = [decode_host_message(line) for line in host.stdout.splitlines(keepends=True)]
-    assert answers[0] == Ready(PROTOCOL_VERSION) == Ready(2)
+    assert answers[0] == Ready(PROTOCOL_VERSION) == Ready(3)
     assert len(answers) == 2  # the good move was answered, the malformed one ended the host
     assert b"bad message from the runner: malformed move message" in host.stderr
+
+
+def test_the_host_exits_with_status_2_on_changes_with_no_view_before_them(
+    tmp_path: Path,
+) -> None:
+    start = GameStart("five-cucumbers", 0, 2, ("a", "b"), 1, 7, 1.0, 10.0)
+    good = compact_view()
+    # The view of the first game does not carry over into the next.
+    lines = encode(StartGame(start)) + move_line(good) + changes_line([])
+    lines += encode(StartGame(start)) + changes_line([])
+    host = subprocess.run(
+        host_command("builtin:lowest"),
+        input=lines,
+        capture_output=True,
+        env=host_environment(str(tmp_path)),
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert host.returncode == 2, host.stderr
+    answers = [decode_host_message(line) for line in host.stdout.splitlines(keepends=True)]
+    assert len(answers) == 3  # ready, and both moves of the first game
+    assert b"bad message from the runner: a move's changes came with no view" in host.stderr

@@ -58,6 +58,7 @@ from .protocol import (
     encode,
     move_reply,
 )
+from .view import View
 
 if TYPE_CHECKING:
     import socket
@@ -220,9 +221,11 @@ def serve(
     traceback keeps."""
     capture = capture or MoveCapture()
     hook_error: MoveFault | None = None
+    last_view: View | None = None  # a move's changes change the game's previous view
     while line := channel.receive():
-        message = decode_runner_message(line)
+        message = decode_runner_message(line, last_view)
         if isinstance(message, MoveRequest):
+            last_view = message.view
             if hook_error is not None:
                 channel.send(replace(hook_error, id=message.id))
                 hook_error = None
@@ -243,6 +246,7 @@ def serve(
             if isinstance(message, StartGame):
                 # As in the in-process runner: a new game forgets a late hook error.
                 hook_error = None
+                last_view = None
                 raised = _call_hook(bot.start_game, message.game, bot_file)
             elif isinstance(message, EndRound):
                 raised = _call_hook(bot.end_round, message.result, bot_file)

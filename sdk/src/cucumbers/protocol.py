@@ -7,7 +7,8 @@ the host moves the bot's own stdout out of the way, so only the host writes here
 Runner to host::
 
     {"type": "start_game", "game": {GameStart}}
-    {"type": "move", "id": 7, "view": [View]}
+    {"type": "move", "id": 7, "view": [View]}                # the first move of a game
+    {"type": "move", "id": 8, "changes": [[3, [..]], ...], "tricks": [[Trick], ...]}
     {"type": "end_round", "result": {RoundResult}}
     {"type": "end_game", "result": {GameResult}}
     {"type": "quit"}
@@ -30,8 +31,18 @@ of two, to play on a 6 led in the second trick of round 1::
     ["five-cucumbers",0,2,[5,7,7,13,14,15],[5,7,13,14,15],[[1,6]],6,1,2,1,7,
      [[0,[[0,1],[1,5]],1]],[0,0],[0,1],[],[],null,0,[false,false],[[],[]],1.0,10.0]
 
-Protocol 1 sent it as an object keyed by field; the ``ready`` message says which protocol a
-host speaks, and the runner accepts only its own.
+Every later move of the same game (after ``start_game``) carries only what changed since
+the view before it (protocol 3, :class:`ViewDeltas`): ``changes``, ``[index, value]`` pairs
+that replace the fields at those indexes of the previous view, and ``tricks``, the tricks
+completed since then, appended to its ``tricks`` (left out when there are none; a new
+round's tricks, which do not continue the old ones, come as a change of field 11). Most of a
+view is the same from one move to the next (the round's completed tricks, the scores, the
+seats), and a view was most of a move's cost to write and to read. The host keeps the last
+view it rebuilt and applies the changes to it; a ``changes`` message with no view before it
+in the game is a protocol error.
+
+Protocol 1 sent the view as an object keyed by field, protocol 2 every view whole; the
+``ready`` message says which protocol a host speaks, and the runner accepts only its own.
 
 A ``move`` or ``fault`` answer may add ``"output": ["line", ...]``, what the bot printed
 during that move (:mod:`cucumbers.move_output`), and a ``fault`` or ``load_error`` may add
@@ -57,10 +68,11 @@ from typing import Any, NoReturn, TypeAlias
 from .faults import FaultKind, clipped, not_an_int_detail
 from .move_output import check_lines
 from .tracebacks import BotTraceback
-from .view import GameResult, GameStart, RoundResult, View
+from .view import GameResult, GameStart, Play, RoundResult, Trick, View
 
-#: The protocol version announced by ``ready`` (2: the view as an array).
-PROTOCOL_VERSION = 2
+#: The protocol version announced by ``ready`` (2: the view as an array; 3: a move's view as
+#: the changes since the previous one).
+PROTOCOL_VERSION = 3
 #: The longest line either side accepts, newline included.
 MAX_LINE_BYTES = 1024 * 1024
 #: Longest ``str`` card sent as is, and longest ``repr`` sent for an unencodable card.
@@ -251,6 +263,93 @@ def encode(message: RunnerMessage | HostMessage) -> bytes:
     raise TypeError(f"not a protocol message: {message!r}")
 
 
+#: The index of ``View.tricks``, the field a move's ``tricks`` appends to.
+TRICKS_FIELD = View._fields.index("tricks")
+
+
+class ViewDeltas:
+    """The runner's encoder of its messages to one host (protocol 3): a move's view as the
+    changes since the last view sent to that host in the same game, the first move of a
+    game (after :class:`StartGame`) with its view whole. One per host: the host keeps the
+    same last view, since it reads every message in the order they were written."""
+
+    __slots__ = ("_last",)
+
+    def __init__(self) -> None:
+        self._last: View | None = None
+
+    def encode(self, message: RunnerMessage) -> bytes:
+        """One line for ``message``, as :func:`encode` but for a move's view."""
+        if type(message) is not MoveRequest:
+            if type(message) is StartGame:
+                self._last = None
+            return encode(message)
+        last, view = self._last, message.view
+        self._last = view
+        if last is None:
+            return encode(message)
+        changes = []
+        added: tuple[Trick, ...] = ()
+        # The fields by position, each of its own type.
+        fields: tuple[Any, ...] = view
+        previous: tuple[Any, ...] = last
+        for index, (now, before) in enumerate(zip(fields, previous, strict=True)):
+            if now is before or now == before:
+                continue
+            if index == TRICKS_FIELD and now[: len(before)] == before:
+                added = now[len(before) :]
+            else:
+                changes.append((index, now))
+        data: dict[str, Any] = {"type": MessageType.MOVE, "id": message.id, "changes": changes}
+        if added:
+            data["tricks"] = added
+        return _dump(data)
+
+
+def _plays(data: Any) -> tuple[Play, ...]:
+    return tuple([tuple.__new__(Play, play) for play in data])
+
+
+def _tricks(data: Any) -> tuple[Trick, ...]:
+    new = tuple.__new__
+    return tuple([new(Trick, (by, _plays(plays), won)) for by, plays, won in data])
+
+
+#: How each field of a view is rebuilt from its JSON (None: as it is), as in
+#: :meth:`View.from_array`.
+_FIELD_FROM_JSON: dict[str, Any] = {
+    "hand": tuple,
+    "legal": tuple,
+    "trick": _plays,
+    "tricks": _tricks,
+    "scores": tuple,
+    "active": tuple,
+    "eliminated": tuple,
+    "disqualified": tuple,
+    "half_cucumbers": tuple,
+    "penalty_cards": lambda data: tuple(map(tuple, data)),
+}
+_FROM_JSON = tuple(_FIELD_FROM_JSON.get(name) for name in View._fields)
+
+
+def _changed_view(last: View | None, changes: object, tricks: object) -> View:
+    """``last`` with a move's ``changes`` and added ``tricks`` (protocol 3). Raises
+    ``ProtocolError``, ``TypeError`` or ``ValueError`` on malformed data."""
+    if last is None:
+        _fail("a move's changes came with no view before them in the game")
+    if type(changes) is not list:
+        raise TypeError("changes must be an array")
+    fields: list[Any] = list(last)
+    for index, value in changes:
+        if type(index) is not int or not 0 <= index < len(fields):
+            raise ValueError(f"no view field {clipped(repr(index))}")
+        convert = _FROM_JSON[index]
+        fields[index] = value if convert is None else convert(value)
+    if tricks is not None:
+        fields[TRICKS_FIELD] += _tricks(tricks)
+    return tuple.__new__(View, fields)
+
+
 def _short_repr(value: object) -> str:
     try:
         # str.__str__: a plain str even if the bot's __repr__ returned a str subclass.
@@ -312,8 +411,11 @@ def _load(line: bytes) -> dict[str, Any]:
     if len(line) > MAX_LINE_BYTES:
         _fail(f"line longer than {MAX_LINE_BYTES} bytes")
     try:
-        # As json.loads reads bytes.
-        data = _DECODER.decode(line.decode(json.detect_encoding(line), "surrogatepass"))
+        # As json.loads reads bytes; what starts "{" and a second byte other than zero is
+        # UTF-8 to json.detect_encoding too (the usual line: no need to ask it).
+        utf8 = line[:1] == b"{" and line[1:2] != b"\x00"
+        encoding = "utf-8" if utf8 else json.detect_encoding(line)
+        data = _DECODER.decode(line.decode(encoding, "surrogatepass"))
     except (ValueError, RecursionError) as error:  # UnicodeDecodeError is a ValueError
         _fail(f"not JSON: {str(error)[:100]}")
     if not isinstance(data, dict):
@@ -410,12 +512,17 @@ def decode_host_message(line: bytes) -> HostMessage:
     _fail(f"unknown message type {clipped(str(kind))!r}")
 
 
-def decode_runner_message(line: bytes) -> RunnerMessage:
-    """Parse one line from the runner (in the host). Raises :class:`ProtocolError`."""
+def decode_runner_message(line: bytes, last: View | None = None) -> RunnerMessage:
+    """Parse one line from the runner (in the host); ``last`` is the view of the game's
+    previous move, which a move's ``changes`` change (:class:`ViewDeltas`). Raises
+    :class:`ProtocolError`."""
     data = _load(line)
     kind = data.get("type")
     try:
         if kind == MessageType.MOVE:
+            if "changes" in data:
+                id, changes, tricks = _fields(data, "id", "changes", optional=("tricks",))
+                return MoveRequest(_int(id, "id"), _changed_view(last, changes, tricks))
             id, view = _fields(data, "id", "view")
             return MoveRequest(_int(id, "id"), View.from_array(view))
         if kind == MessageType.START_GAME:

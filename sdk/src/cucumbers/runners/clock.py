@@ -55,15 +55,7 @@ class StallClock:
         process's clock (like ``time.monotonic``)."""
         if self._ticker is None:
             self._start_ticker()
-        return self._observe()
-
-    @property
-    def stalled(self) -> float:
-        """Seconds left out so far (the stalls beyond :attr:`max_step` each)."""
-        with self._lock:
-            return self._stalled
-
-    def _observe(self) -> float:
+        # Observing it: whoever observes first after a stall sees the gap.
         with self._lock:
             now = time.monotonic()
             gap = now - self._observed
@@ -71,6 +63,12 @@ class StallClock:
                 self._stalled += gap - self.max_step
             self._observed = now
             return now - self._stalled
+
+    @property
+    def stalled(self) -> float:
+        """Seconds left out so far (the stalls beyond :attr:`max_step` each)."""
+        with self._lock:
+            return self._stalled
 
     def _start_ticker(self) -> None:
         with self._lock:
@@ -82,7 +80,7 @@ class StallClock:
     def _tick(self) -> None:
         while True:
             time.sleep(self.tick)
-            self._observe()
+            self.now()
 
     def _forked(self) -> None:
         """In a forked child the parent's ticker is gone, its lock may have been held by
@@ -95,11 +93,10 @@ class StallClock:
 
 _clock = StallClock()
 
-
-def runner_clock() -> float:
-    """This process's :class:`StallClock` reading: what every bot deadline, start-up limit
-    and move time of the runners and the match loop is measured with."""
-    return _clock.now()
+#: This process's :class:`StallClock` reading: what every bot deadline, start-up limit and
+#: move time of the runners and the match loop is measured with (the bound method itself:
+#: one call less a reading).
+runner_clock: Final = _clock.now
 
 
 def stalled_seconds() -> float:

@@ -29,8 +29,8 @@ from ..protocol import (
     ProtocolError,
     Quit,
     RunnerMessage,
+    ViewDeltas,
     decode_host_message,
-    encode,
 )
 from .clock import runner_clock
 from .drain import OutputDrain
@@ -38,6 +38,8 @@ from .output import OutputTail
 
 #: How much one read call takes from the protocol pipe before looking at the clock again.
 READ_BUDGET = 1024 * 1024
+#: What one read asks for.
+READ_SIZE = 65536
 #: Without a pidfd, how often a wait looks whether the host has exited.
 POLL_SLICE = 0.05
 
@@ -134,6 +136,7 @@ class HostChannel:
         self.broken = False
         self._quit_sent = False
         self._closed = False
+        self._messages = ViewDeltas()
 
     # -- hooks ---------------------------------------------------------------------------
 
@@ -172,7 +175,7 @@ class HostChannel:
         failed write sets :attr:`broken`, and the next read reports the closed channel."""
         if self.broken or self._closed:
             return
-        self._outgoing += encode(message)
+        self._outgoing += self._messages.encode(message)
         self._flush()
 
     def _flush(self) -> None:
@@ -218,11 +221,15 @@ class HostChannel:
                 return decode_host_message(line)
             if self._eof or self._exited or self.broken:
                 raise ChannelClosed
-            if timed_out:
-                raise ChannelTimeout
-            self._flush()
-            self._watch_writes()
-            wait = max(0.0, deadline - runner_clock())
+            if self._outgoing or self._watching_writes:
+                self._flush()
+                self._watch_writes()
+            wait = deadline - runner_clock()
+            if wait <= 0:
+                # Past the deadline: one last look, without waiting, at what has come.
+                if timed_out:
+                    raise ChannelTimeout
+                timed_out, wait = True, 0.0
             if self._polled:
                 wait = min(wait, POLL_SLICE)
             for key, events in self._selector.select(wait):
@@ -237,13 +244,12 @@ class HostChannel:
                 self._exited = True
             if self._exited:
                 self._read()  # what it wrote before it died
-            timed_out = runner_clock() >= deadline
 
     def _read(self) -> None:
         taken = 0
         while taken < READ_BUDGET:
             try:
-                data = os.read(self._out_fd, 65536)
+                data = os.read(self._out_fd, READ_SIZE)
             except BlockingIOError:
                 return
             except OSError:
@@ -252,6 +258,11 @@ class HostChannel:
                 self._eof = True
                 return
             self._received(data)
+            if len(data) < READ_SIZE:
+                # The pipe or socket held less than asked: it is empty now, and one read
+                # more would only raise BlockingIOError (what comes later, the next
+                # select sees). An answer is one read, not two.
+                return
             taken += len(data)
 
     def _next_line(self) -> bytes | None:
