@@ -1,0 +1,210 @@
+"""Issue 31's proof: the code the issue measured and this checkout's, in turns in one run on
+this machine, each figure beside its limit:
+
+- **a move over whole games in the Docker sandbox**, measured as the issue measured it: the
+  extra wall time of a 40-game ``python -m arena match builtin:lowest builtin:lowest`` over a
+  4-game one, divided by the extra moves, so that start-up and close cancel out. Each side
+  runs its own CLI, engine, runner and sandbox image: the old code's moves travel on Docker's
+  attach stream (its only channel), the new code's on the socket channel and protocol 3;
+- **the limit**: a raw pipe round trip between two Python processes
+  (``move_channel.raw_pipe``), and the move's multiple of it (the issue's target: 5x). On
+  these virtual machines it comes in two sizes: about 9 us when both processes share a
+  core, about 21 us when each wakes the other on another core; the scheduler places them
+  as it likes, so the limit is measured both ways (pinned to one core, and as placed) and
+  the ratio taken to the smaller;
+- **rated games per hour** through the whole pipeline (``--pipeline``; about 4 minutes a
+  round): each side's own ``benchmarks/pipeline.py`` on the fast house bots with the Docker
+  sandbox (runc), the old code with its ladder matches of 5 games, the new code with its
+  ``MATCH_GAMES``; the issue's target: 3x.
+
+The old code is a git worktree of ``--old`` (default: the last commit before issue 31's work,
+the code whose figures the issue quotes) in a temporary directory, removed at the end; each
+side's Python path points at its own tree. The sides take turns, round after round, the
+first side alternating; the best round of each is printed with the median (the machine is
+shared: the best round is the one the rest of the machine disturbed least).
+
+Run: ``python benchmarks/old_and_new.py [--rounds 3] [--old REF] [--pipeline]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from move_channel import raw_pipe
+
+NEW = Path(__file__).resolve().parents[1]
+#: The last commit before issue 31's work: the code the issue measured.
+OLD_REF = "1e78fac"
+BOTS = ("builtin:lowest", "builtin:lowest")
+SHORT, LONG = 4, 40
+MOVE_TARGET = 5.0
+RATE_TARGET = 3.0
+#: What each side's pipeline benchmark prints for its rated games per hour.
+OLD_RATE = re.compile(r"rated games per hour, runc, sets: ([\d,]+)")
+NEW_RATE = re.compile(r"^\s+(\d+): +([\d,]+) ", re.MULTILINE)
+
+
+def environment(tree: Path) -> dict[str, str]:
+    """This process's environment with ``tree``'s SDK and arena first on the path."""
+    paths = [str(tree / "sdk" / "src"), str(tree), str(tree / "benchmarks")]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
+
+
+def run(tree: Path, *args: str, timeout: float = 3600) -> str:
+    """Run ``python ARGS`` in ``tree`` with its own code; its standard output."""
+    done = subprocess.run(
+        [sys.executable, *args],
+        cwd=tree,
+        env=environment(tree),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(args)} in {tree} failed:\n{done.stderr[-2000:]}")
+    return done.stdout
+
+
+def match(tree: Path, games: int) -> tuple[float, int]:
+    """Wall seconds and moves of one CLI match of ``games`` games in the Docker sandbox."""
+    started = time.perf_counter()
+    summary = json.loads(
+        run(tree, "-m", "arena", "match", *BOTS, "--games", str(games), "--seed", "2026", "--json")
+    )
+    seconds = time.perf_counter() - started
+    bots = summary["bots"]
+    if any(bot["faults"] for bot in bots):
+        raise RuntimeError(f"faults in a benchmark match in {tree}: {bots}")
+    return seconds, sum(bot["moves"] for bot in bots)
+
+
+def per_move(tree: Path) -> float:
+    """Seconds per move over whole games: (long match - short match) / extra moves."""
+    short_seconds, short_moves = match(tree, SHORT)
+    long_seconds, long_moves = match(tree, LONG)
+    return (long_seconds - short_seconds) / (long_moves - short_moves)
+
+
+def rated_per_hour(tree: Path, old: bool, matches: int) -> float:
+    """Rated games per hour through ``tree``'s own pipeline benchmark (Docker, runc)."""
+    common = ["benchmarks/pipeline.py", "--runtimes", "runc", "--matches", str(matches)]
+    if old:
+        output = run(tree, *common, "--breakdown-matches", "1")
+        found = OLD_RATE.search(output)
+    else:
+        output = run(tree, *common, "--breakdown-matches", "1", "--match-games", "20")
+        found = NEW_RATE.search(output)
+    if found is None:
+        raise RuntimeError(f"no rated games per hour in the output of {tree}:\n{output}")
+    return float(found.groups()[-1].replace(",", ""))
+
+
+def raw_pipe_one_core(requests: int) -> float:
+    """:func:`raw_pipe` with both processes on one core (the child inherits the affinity)."""
+    allowed = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(allowed)})
+    try:
+        return raw_pipe(requests)
+    finally:
+        os.sched_setaffinity(0, allowed)
+
+
+def load() -> str:
+    return " ".join(f"{value:.1f}" for value in os.getloadavg())
+
+
+def summary(samples: list[float]) -> tuple[float, float]:
+    return min(samples), statistics.median(samples)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--old", default=OLD_REF, help="the old code's commit")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--pipeline", action="store_true", help="also rated games per hour")
+    parser.add_argument("--matches", type=int, default=40, help="matches a pipeline batch")
+    args = parser.parse_args()
+    workdir = Path(tempfile.mkdtemp(prefix="cucumbers-old-"))
+    old = workdir / "old"
+    subprocess.run(
+        ["git", "-C", str(NEW), "worktree", "add", "--detach", str(old), args.old],
+        check=True,
+        capture_output=True,
+    )
+    try:
+        sides = {"old": old, "new": NEW}
+        for tree in sides.values():
+            run(tree, "-m", "arena", "image")  # each side's own sandbox image
+        print(f"old code: {args.old}; new code: {NEW}; load average before: {load()}")
+        moves: dict[str, list[float]] = {name: [] for name in sides}
+        rates: dict[str, list[float]] = {name: [] for name in sides}
+        raw: list[float] = []
+        raw_placed: list[float] = []
+        for number in range(args.rounds):
+            order = list(sides) if number % 2 == 0 else list(reversed(sides))
+            for name in order:
+                moves[name].append(per_move(sides[name]))
+                raw.append(raw_pipe_one_core(2000))
+                raw_placed.append(raw_pipe(2000))
+            if args.pipeline:
+                for name in order:
+                    rates[name].append(rated_per_hour(sides[name], name == "old", args.matches))
+            print(
+                f"round {number + 1}: a move {moves['old'][-1] * 1e6:.0f} -> "
+                f"{moves['new'][-1] * 1e6:.0f} us"
+                + (
+                    f", rated games per hour {rates['old'][-1]:,.0f} -> {rates['new'][-1]:,.0f}"
+                    if args.pipeline
+                    else ""
+                )
+                + f" (load {load()})"
+            )
+        limit, limit_median = summary(raw)
+        placed, placed_median = summary(raw_placed)
+        print(
+            f"raw pipe round trip (the limit): {limit * 1e6:.1f} us on one core (median"
+            f" {limit_median * 1e6:.1f}), {placed * 1e6:.1f} us as placed (median"
+            f" {placed_median * 1e6:.1f})"
+        )
+        for name in sides:
+            best, median = summary(moves[name])
+            print(
+                f"a move in the Docker sandbox, {name} code: {best * 1e6:.0f} us"
+                f" (median {median * 1e6:.0f}) = {best / limit:.1f}x the raw pipe on one core,"
+                f" {best / placed:.1f}x as placed (target {MOVE_TARGET:g}x)"
+            )
+        print(
+            f"the new code's move: {summary(moves['new'])[0] / summary(moves['old'])[0]:.2f}x"
+            " the old code's"
+        )
+        if args.pipeline:
+            old_rate = max(rates["old"])
+            new_rate = max(rates["new"])
+            print(
+                f"rated games per hour (best round): old code {old_rate:,.0f},"
+                f" new code {new_rate:,.0f} = {new_rate / old_rate:.2f}x (target"
+                f" {RATE_TARGET:g}x); medians {statistics.median(rates['old']):,.0f} and"
+                f" {statistics.median(rates['new']):,.0f}"
+            )
+        print(f"load average at the end: {load()}")
+    finally:
+        subprocess.run(
+            ["git", "-C", str(NEW), "worktree", "remove", "--force", str(old)],
+            capture_output=True,
+        )
+        shutil.rmtree(workdir, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
