@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install lock test test-busy lint sandbox services run format bench bench-length campaign stack-check clean
+.PHONY: install lock test test-busy lint sandbox services run format bench bench-length bench-old-new campaign stack-check clean
 
 # Exactly the locked versions (requirements/dev.txt, exported from uv.lock), every file
 # checked against its hash; then the SDK and the platform themselves, editable, built with
@@ -79,6 +79,7 @@ bench: sandbox services
 	$(BIN)/python benchmarks/process_runner.py
 	$(BIN)/python benchmarks/docker_sandbox.py
 	$(BIN)/python benchmarks/move_channel.py
+	$(BIN)/python benchmarks/old_and_new.py
 	$(BIN)/python benchmarks/pipeline.py
 	$(BIN)/python benchmarks/first_rating.py
 	$(BIN)/python benchmarks/ladder_convergence.py --field house --runs 21
@@ -93,6 +94,12 @@ bench: sandbox services
 # ladder match is").
 bench-length: sandbox services
 	$(BIN)/python benchmarks/match_length.py
+
+# Issue 31's proof, the code the issue measured and this one's in turns: a move over whole
+# games in the Docker sandbox beside the raw pipe, and rated games per hour through each
+# one's own pipeline; about 20 minutes (make bench runs the moves only).
+bench-old-new: sandbox services
+	$(BIN)/python benchmarks/old_and_new.py --pipeline --rounds 2
 
 # docker-compose.yml for real (minutes; not part of make test): every image built (from
 # stand-ins made of Debian's packages where no registry answers), the stack started as a

@@ -18,8 +18,11 @@ this machine, each figure beside its limit:
   ``MATCH_GAMES``; the issue's target: 3x.
 
 The old code is a git worktree of ``--old`` (default: the last commit before issue 31's work,
-the code whose figures the issue quotes) in a temporary directory, removed at the end; each
-side's Python path points at its own tree. The sides take turns, round after round, the
+the code whose figures the issue quotes) in a temporary directory, removed at the end, run
+by an interpreter of its own: a virtual environment whose path holds the old SDK, then this
+one's third-party packages (without this checkout's editable installs, which would put the
+new SDK under the old code's workers: their pipeline sets their Python path to the tree's
+``platform/`` and root only). The sides take turns, round after round, the
 first side alternating; the best round of each is printed with the median (the machine is
 shared: the best round is the one the rest of the machine disturbed least).
 
@@ -33,6 +36,7 @@ import json
 import os
 import re
 import shutil
+import site
 import statistics
 import subprocess
 import sys
@@ -54,18 +58,40 @@ OLD_RATE = re.compile(r"rated games per hour, runc, sets: ([\d,]+)")
 NEW_RATE = re.compile(r"^\s+(\d+): +([\d,]+) ", re.MULTILINE)
 
 
+def old_interpreter(old: Path, workdir: Path) -> str:
+    """A Python for the old code: a virtual environment whose one ``.pth`` file puts the old
+    SDK first, then this interpreter's site-packages (a ``.pth`` file's paths are added as
+    they are: the editable installs' own ``.pth`` files in them are not read)."""
+    venv = workdir / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    found = subprocess.run(
+        [str(python), "-c", "import site; print(site.getsitepackages()[0])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    paths = [str(old / "sdk" / "src"), *site.getsitepackages()]
+    (Path(found.stdout.strip()) / "old-code.pth").write_text("\n".join(paths) + "\n")
+    return str(python)
+
+
 def environment(tree: Path) -> dict[str, str]:
     """This process's environment with ``tree``'s SDK and arena first on the path."""
     paths = [str(tree / "sdk" / "src"), str(tree), str(tree / "benchmarks")]
     return {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
 
 
-def run(tree: Path, *args: str, timeout: float = 3600) -> str:
+#: The interpreter of each tree (the old one's is made by :func:`old_interpreter`).
+PYTHON: dict[Path, str] = {NEW: sys.executable}
+
+
+def run(tree: Path, *args: str, timeout: float = 3600, env: dict[str, str] | None = None) -> str:
     """Run ``python ARGS`` in ``tree`` with its own code; its standard output."""
     done = subprocess.run(
-        [sys.executable, *args],
+        [PYTHON[tree], *args],
         cwd=tree,
-        env=environment(tree),
+        env=env or environment(tree),
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -142,7 +168,14 @@ def main() -> int:
         capture_output=True,
     )
     try:
+        PYTHON[old] = old_interpreter(old, workdir)
         sides = {"old": old, "new": NEW}
+        for tree in sides.values():
+            # Each side's code, SDK included, as its pipeline's workers will see it.
+            workers = {**os.environ, "PYTHONPATH": f"{tree / 'platform'}{os.pathsep}{tree}"}
+            check = "import cucumbers, arena, web; print(cucumbers.__file__, arena.__file__)"
+            where = run(tree, "-c", check, env=workers).split()
+            assert all(path.startswith(str(tree)) for path in where), (tree, where)
         for tree in sides.values():
             run(tree, "-m", "arena", "image")  # each side's own sandbox image
         print(f"old code: {args.old}; new code: {NEW}; load average before: {load()}")
