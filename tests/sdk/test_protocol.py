@@ -16,6 +16,7 @@ from cucumbers.faults import FaultKind
 from cucumbers.games import FIVE_CUCUMBERS, GameRules
 from cucumbers.protocol import (
     PROTOCOL_VERSION,
+    HostMessage,
     MoveRequest,
     ProtocolError,
     Ready,
@@ -114,7 +115,7 @@ def test_a_new_game_sends_its_first_view_whole() -> None:
     deltas = ViewDeltas()
     deltas.encode(MoveRequest(1, first))
     assert "changes" in json.loads(deltas.encode(MoveRequest(2, second)))
-    deltas.encode(StartGame(start))
+    assert deltas.encode(StartGame(start)) == START
     assert (
         json.loads(deltas.encode(MoveRequest(3, second)))["view"]
         == json.loads(encode(MoveRequest(3, second)))["view"]
@@ -207,10 +208,14 @@ def test_a_malformed_view_is_a_protocol_error(view: object) -> None:
         decode_runner_message(move_line(view))
 
 
-def test_the_host_exits_with_status_2_on_a_malformed_view(tmp_path: Path) -> None:
-    start = GameStart("five-cucumbers", 0, 2, ("a", "b"), 1, 7, 1.0, 10.0)
-    good = compact_view()
-    lines = encode(StartGame(start)) + move_line(good) + move_line(good[:-1])
+#: A game's start, as the runner writes it to a host.
+START = encode(StartGame(GameStart("five-cucumbers", 0, 2, ("a", "b"), 1, 7, 1.0, 10.0)))
+
+
+def run_host(
+    tmp_path: Path, lines: bytes
+) -> tuple[subprocess.CompletedProcess[bytes], list[HostMessage]]:
+    """A real host of ``builtin:lowest`` fed ``lines``: how it ended, and its answers."""
     host = subprocess.run(
         host_command("builtin:lowest"),
         input=lines,
@@ -219,8 +224,14 @@ def test_the_host_exits_with_status_2_on_a_malformed_view(tmp_path: Path) -> Non
         cwd=tmp_path,
         timeout=60,
     )
-    assert host.returncode == 2, host.stderr
     answers = [decode_host_message(line) for line in host.stdout.splitlines(keepends=True)]
+    return host, answers
+
+
+def test_the_host_exits_with_status_2_on_a_malformed_view(tmp_path: Path) -> None:
+    good = compact_view()
+    host, answers = run_host(tmp_path, START + move_line(good) + move_line(good[:-1]))
+    assert host.returncode == 2, host.stderr
     assert answers[0] == Ready(PROTOCOL_VERSION) == Ready(3)
     assert len(answers) == 2  # the good move was answered, the malformed one ended the host
     assert b"bad message from the runner: malformed move message" in host.stderr
@@ -229,20 +240,10 @@ def test_the_host_exits_with_status_2_on_a_malformed_view(tmp_path: Path) -> Non
 def test_the_host_exits_with_status_2_on_changes_with_no_view_before_them(
     tmp_path: Path,
 ) -> None:
-    start = GameStart("five-cucumbers", 0, 2, ("a", "b"), 1, 7, 1.0, 10.0)
     good = compact_view()
     # The view of the first game does not carry over into the next.
-    lines = encode(StartGame(start)) + move_line(good) + changes_line([])
-    lines += encode(StartGame(start)) + changes_line([])
-    host = subprocess.run(
-        host_command("builtin:lowest"),
-        input=lines,
-        capture_output=True,
-        env=host_environment(str(tmp_path)),
-        cwd=tmp_path,
-        timeout=60,
-    )
+    lines = START + move_line(good) + changes_line([]) + START + changes_line([])
+    host, answers = run_host(tmp_path, lines)
     assert host.returncode == 2, host.stderr
-    answers = [decode_host_message(line) for line in host.stdout.splitlines(keepends=True)]
     assert len(answers) == 3  # ready, and both moves of the first game
     assert b"bad message from the runner: a move's changes came with no view" in host.stderr

@@ -68,7 +68,15 @@ from typing import Any, NoReturn, TypeAlias
 from .faults import FaultKind, clipped, not_an_int_detail
 from .move_output import check_lines
 from .tracebacks import BotTraceback
-from .view import GameResult, GameStart, Play, RoundResult, Trick, View
+from .view import (
+    FIELD_FROM_JSON,
+    GameResult,
+    GameStart,
+    RoundResult,
+    Trick,
+    View,
+    tricks_from_json,
+)
 
 #: The protocol version announced by ``ready`` (2: the view as an array; 3: a move's view as
 #: the changes since the previous one).
@@ -306,32 +314,6 @@ class ViewDeltas:
         return _dump(data)
 
 
-def _plays(data: Any) -> tuple[Play, ...]:
-    return tuple([tuple.__new__(Play, play) for play in data])
-
-
-def _tricks(data: Any) -> tuple[Trick, ...]:
-    new = tuple.__new__
-    return tuple([new(Trick, (by, _plays(plays), won)) for by, plays, won in data])
-
-
-#: How each field of a view is rebuilt from its JSON (None: as it is), as in
-#: :meth:`View.from_array`.
-_FIELD_FROM_JSON: dict[str, Any] = {
-    "hand": tuple,
-    "legal": tuple,
-    "trick": _plays,
-    "tricks": _tricks,
-    "scores": tuple,
-    "active": tuple,
-    "eliminated": tuple,
-    "disqualified": tuple,
-    "half_cucumbers": tuple,
-    "penalty_cards": lambda data: tuple(map(tuple, data)),
-}
-_FROM_JSON = tuple(_FIELD_FROM_JSON.get(name) for name in View._fields)
-
-
 def _changed_view(last: View | None, changes: object, tricks: object) -> View:
     """``last`` with a move's ``changes`` and added ``tricks`` (protocol 3). Raises
     ``ProtocolError``, ``TypeError`` or ``ValueError`` on malformed data."""
@@ -343,10 +325,10 @@ def _changed_view(last: View | None, changes: object, tricks: object) -> View:
     for index, value in changes:
         if type(index) is not int or not 0 <= index < len(fields):
             raise ValueError(f"no view field {clipped(repr(index))}")
-        convert = _FROM_JSON[index]
+        convert = FIELD_FROM_JSON[index]
         fields[index] = value if convert is None else convert(value)
     if tricks is not None:
-        fields[TRICKS_FIELD] += _tricks(tricks)
+        fields[TRICKS_FIELD] += tricks_from_json(tricks)
     return tuple.__new__(View, fields)
 
 

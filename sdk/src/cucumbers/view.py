@@ -163,30 +163,53 @@ class View(NamedTuple):
         host protocol sends: no keys to write, read or look up). Raises ``TypeError`` or
         ``ValueError`` on malformed data.
 
-        Called for every move in the bot host, so the tuples are made by ``tuple.__new__``
-        directly (a named tuple's own ``__new__`` is Python code): the view's and each
-        trick's fields are counted by unpacking them, a play's are not (the runner made
-        them; the host trusts it, and a bot gets nothing from a wrong one but its own
-        confusion)."""
+        Called in the bot host, so the tuples are made by ``tuple.__new__`` directly (a
+        named tuple's own ``__new__`` is Python code): the view's and each trick's fields
+        are counted, a play's are not (the runner made them; the host trusts it, and a bot
+        gets nothing from a wrong one but its own confusion)."""
         if type(data) is not list:
             raise TypeError("a view must be a JSON array")
-        (game, seat, num_players, hand, legal, trick, high, leader, trick_number,
-         round_number, tricks_per_round, tricks, scores, active, eliminated, disqualified,
-         dealer, round_leader, half_cucumbers, penalty_cards, move_seconds,
-         bank_seconds) = data  # fmt: skip
-        new = tuple.__new__
-        return new(cls, (
-            game, seat, num_players, tuple(hand), tuple(legal),
-            tuple([new(Play, play) for play in trick]), high, leader, trick_number,
-            round_number, tricks_per_round,
-            tuple([
-                new(Trick, (by, tuple([new(Play, play) for play in plays]), won))
-                for by, plays, won in tricks
-            ]),
-            tuple(scores), tuple(active), tuple(eliminated), tuple(disqualified), dealer,
-            round_leader, tuple(half_cucumbers), tuple(map(tuple, penalty_cards)),
-            move_seconds, bank_seconds,
-        ))  # fmt: skip
+        return tuple.__new__(
+            cls,
+            [
+                value if convert is None else convert(value)
+                for convert, value in zip(FIELD_FROM_JSON, data, strict=True)
+            ],
+        )
+
+
+def plays_from_json(data: Any) -> tuple[Play, ...]:
+    """The plays of a trick from their JSON arrays."""
+    return tuple([tuple.__new__(Play, play) for play in data])
+
+
+def tricks_from_json(data: Any) -> tuple[Trick, ...]:
+    """Completed tricks from their JSON arrays (each ``[leader, [plays], winner]``)."""
+    new = tuple.__new__
+    return tuple([new(Trick, (by, plays_from_json(plays), won)) for by, plays, won in data])
+
+
+def _tuples(data: Any) -> tuple[tuple[int, ...], ...]:
+    return tuple(map(tuple, data))
+
+
+#: How each field of a view is rebuilt from its JSON, in the order of the view's fields
+#: (None: as it is): :meth:`View.from_array`, and the bot host protocol's changes.
+FIELD_FROM_JSON: tuple[Any, ...] = tuple(
+    {
+        "hand": tuple,
+        "legal": tuple,
+        "trick": plays_from_json,
+        "tricks": tricks_from_json,
+        "scores": tuple,
+        "active": tuple,
+        "eliminated": tuple,
+        "disqualified": tuple,
+        "half_cucumbers": tuple,
+        "penalty_cards": _tuples,
+    }.get(name)
+    for name in View._fields
+)
 
 
 def _fields_of(notice: GameStart | RoundResult | GameResult) -> dict[str, Any]:
