@@ -7,6 +7,9 @@
   stdin and stdout through dockerd and the shim), and ``--sandbox process``;
 - **the limit**: a raw pipe round trip between two Python processes, a line of a real
   view's size each way;
+- **the Python floor**: a move over whole games with all that is ours taken away, every
+  view whole as JSON to another Python process and its answer back as JSON
+  (:func:`python_floor`): what any runner and host written in Python pay for a move;
 - **start to ready** of a match's bots: Docker (each channel) and ``--sandbox process``;
 - **CPU per move**, measured over whole games the same way, of every process involved:
   the runner, the bots' hosts (their containers' cgroups, or the runner's children), the
@@ -29,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import json
 import os
 import platform
 import resource
@@ -261,6 +265,57 @@ def raw_pipe(requests: int, batch: int = 100) -> float:
     return best
 
 
+#: The name of :func:`python_floor` among the transports.
+PYTHON_FLOOR = "python floor"
+#: The Python floor's host: the least a Python bot host does for a move. It reads the
+#: view whole, as JSON, and answers the lowest legal card, as JSON.
+FLOOR_HOST = """
+import json, os, sys
+read = sys.stdin.buffer.readline
+while line := read():
+    card = json.loads(line)[4][0]
+    os.write(1, (json.dumps({"type": "move", "card": card}) + "\\n").encode())
+"""
+
+
+def python_floor(games: int = 100) -> float:
+    """Seconds a move over whole games at the least a Python runner and host can do: the
+    engine plays ``games`` two-seat games, every view going whole as JSON through a pipe to
+    another Python process (:data:`FLOOR_HOST`), and the answer coming back as JSON. No
+    container, no checks, no deltas, no clock, no replay: what remains of a move when all
+    that is ours is taken away, and two interpreters still encode, wake and decode."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", FLOOR_HOST], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    assert child.stdin is not None and child.stdout is not None
+    to_child, from_child = child.stdin.fileno(), child.stdout.fileno()
+    moves = 0
+
+    def ask(view: object) -> object:
+        nonlocal moves
+        moves += 1
+        os.write(to_child, (json.dumps(view) + "\n").encode())
+        answer = b""
+        while not answer.endswith(b"\n"):
+            answer += os.read(from_child, 65536)
+        return json.loads(answer)["card"]
+
+    def play(count: int) -> tuple[float, int]:
+        nonlocal moves
+        moves = 0
+        started = time.perf_counter()
+        for number in range(count):
+            GameState(FIVE_CUCUMBERS, len(BOTS), seed=number).run([ask] * len(BOTS))
+        return time.perf_counter() - started, moves
+
+    play(2)  # the child's start
+    short_seconds, short_moves = play(max(1, games // 10))
+    long_seconds, long_moves = play(games)
+    child.stdin.close()
+    child.wait()
+    return (long_seconds - short_seconds) / (long_moves - short_moves)
+
+
 def best_of(rounds: int, variants: list[str], measure: Callable[[str], float]) -> dict[str, float]:
     """Each variant measured once per round, in an order turned by one each round; the
     least of each variant's rounds."""
@@ -311,25 +366,33 @@ def main() -> None:
         f" image {image}, runtime {args.runtime}, {args.rounds} rounds (best of each),"
         f" {load_average()}"
     )
+    measures: dict[str, Callable[[], float]] = {
+        "raw pipe": functools.partial(raw_pipe, args.requests),
+        PYTHON_FLOOR: python_floor,
+    }
     moves = best_of(
         args.rounds,
-        ["raw pipe", *docker, "process"],
-        lambda v: (
-            raw_pipe(args.requests)
-            if v == "raw pipe"
-            else per_move(v, settings, args.short, args.games)
-        ),
+        [*measures, *docker, "process"],
+        lambda v: measures[v]() if v in measures else per_move(v, settings, args.short, args.games),
     )
-    raw = moves["raw pipe"]
+    raw, floor = moves["raw pipe"], moves[PYTHON_FLOOR]
     print(
         f"\nper move over whole games ({' vs '.join(BOTS)}, {args.games} games less"
-        f" {args.short}), against the limit: a raw pipe round trip between two processes"
+        f" {args.short}), against the limit: a raw pipe round trip between two processes;"
+        " and against the Python floor (python_floor: a whole view as JSON each way, nothing"
+        " else)"
     )
-    print(f"  {'transport':24} {'per move':>11} {'/ raw pipe':>11}   target <= {TARGET:g}x")
+    print(
+        f"  {'transport':24} {'per move':>11} {'/ raw pipe':>11}   target <= {TARGET:g}x"
+        f" {'/ floor':>9}"
+    )
     for variant, seconds in moves.items():
         ratio = seconds / raw
-        verdict = "" if variant == "raw pipe" else ("met" if ratio <= TARGET else "MISSED")
-        print(f"  {variant:24} {1e6 * seconds:8.1f} µs {ratio:10.1f}x   {verdict}")
+        verdict = "" if variant in measures else ("met" if ratio <= TARGET else "MISSED")
+        print(
+            f"  {variant:24} {1e6 * seconds:8.1f} µs {ratio:10.1f}x   {verdict:6}"
+            f" {seconds / floor:8.2f}x"
+        )
     attach, sock = moves["docker (attach)"], moves["docker (socket)"]
     print(f"  socket channel / attach stream: {sock / attach:4.2f}x; {load_average()}")
 

@@ -12,6 +12,10 @@ this machine, each figure beside its limit:
   core, about 21 us when each wakes the other on another core; the scheduler places them
   as it likes, so the limit is measured both ways (pinned to one core, and as placed) and
   the ratio taken to the smaller;
+- **the Python floor** (``move_channel.python_floor``): a move over whole games when all
+  that is ours is taken away, a whole view as JSON to another Python process and its
+  answer back as JSON; what any runner and host in Python pay, and the move's multiple of
+  it;
 - **rated games per hour** through the whole pipeline (``--pipeline``; about 4 minutes a
   round): each side's own ``benchmarks/pipeline.py`` on the fast house bots with the Docker
   sandbox (runc), the old code with its ladder matches of 5 games, the new code with its
@@ -44,7 +48,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from move_channel import raw_pipe
+from move_channel import python_floor, raw_pipe
 
 NEW = Path(__file__).resolve().parents[1]
 #: The last commit before issue 31's work: the code the issue measured.
@@ -183,12 +187,14 @@ def main() -> int:
         rates: dict[str, list[float]] = {name: [] for name in sides}
         raw: list[float] = []
         raw_placed: list[float] = []
+        floors: list[float] = []
         for number in range(args.rounds):
             order = list(sides) if number % 2 == 0 else list(reversed(sides))
             for name in order:
                 moves[name].append(per_move(sides[name]))
                 raw.append(raw_pipe_one_core(2000))
                 raw_placed.append(raw_pipe(2000))
+                floors.append(python_floor())
             if args.pipeline:
                 for name in order:
                     rates[name].append(rated_per_hour(sides[name], name == "old", args.matches))
@@ -209,12 +215,19 @@ def main() -> int:
             f" {limit_median * 1e6:.1f}), {placed * 1e6:.1f} us as placed (median"
             f" {placed_median * 1e6:.1f})"
         )
+        floor, floor_median = summary(floors)
+        print(
+            f"the Python floor (a whole view as JSON each way, nothing else; over whole"
+            f" games): {floor * 1e6:.1f} us a move (median {floor_median * 1e6:.1f})"
+            f" = {floor / placed:.1f}x the raw pipe as placed"
+        )
         for name in sides:
             best, median = summary(moves[name])
             print(
                 f"a move in the Docker sandbox, {name} code: {best * 1e6:.0f} us"
                 f" (median {median * 1e6:.0f}) = {best / limit:.1f}x the raw pipe on one core,"
-                f" {best / placed:.1f}x as placed (target {MOVE_TARGET:g}x)"
+                f" {best / placed:.1f}x as placed (target {MOVE_TARGET:g}x),"
+                f" {best / floor:.2f}x the Python floor"
             )
         print(
             f"the new code's move: {summary(moves['new'])[0] / summary(moves['old'])[0]:.2f}x"

@@ -671,10 +671,10 @@ class ContainerHost(HostChannel):
                 with self._lock:
                     self._fenced.write_bytes(payload)
 
-    def send(self, message: RunnerMessage) -> None:
+    def send(self, message: RunnerMessage, *, hold: bool = False) -> None:
         if isinstance(message, EndGame):
             self._games_ended += 1
-        super().send(message)
+        super().send(message, hold=hold)
 
     def drain_output(self) -> None:
         """Take what the bot printed until now; at a game's end, until the host's fence

@@ -15,8 +15,11 @@ from cucumbers.engine import GameState
 from cucumbers.faults import FaultKind
 from cucumbers.games import FIVE_CUCUMBERS, GameRules
 from cucumbers.protocol import (
+    MAX_CARD_BITS,
     PROTOCOL_VERSION,
+    EndRound,
     HostMessage,
+    MoveReply,
     MoveRequest,
     ProtocolError,
     Ready,
@@ -26,8 +29,10 @@ from cucumbers.protocol import (
     decode_runner_message,
     encode,
 )
+from cucumbers.protocol import _decode_host_line as decode_through_json
+from cucumbers.protocol import _dump as dump
 from cucumbers.runners.local import host_command, host_environment
-from cucumbers.view import GameStart, Play, Trick, View
+from cucumbers.view import GameStart, Play, RoundResult, Trick, View
 from tests.sdk.enginekit import TABLE_IDS, TABLES
 
 
@@ -247,3 +252,83 @@ def test_the_host_exits_with_status_2_on_changes_with_no_view_before_them(
     assert host.returncode == 2, host.stderr
     assert len(answers) == 3  # ready, and both moves of the first game
     assert b"bad message from the runner: a move's changes came with no view" in host.stderr
+
+
+# -- the usual answer's short ways (written and read without the JSON codec) -----------------
+
+INT_CARDS = [0, 1, 15, -1, -(10**17), 10**18 - 1, 10**18, 2**MAX_CARD_BITS - 1, -(2**200)]
+
+
+@pytest.mark.parametrize("card", INT_CARDS)
+def test_an_int_answer_is_written_as_the_json_encoder_writes_it(card: int) -> None:
+    line = encode(MoveReply(41, card))
+    assert line == dump({"type": "move", "id": 41, "card": card})
+    assert decode_host_message(line) == MoveReply(41, card)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [MoveReply(1, True), MoveReply(1, False), MoveReply(1, 7, output=("seven",))],
+    ids=["true", "false", "with-output"],
+)
+def test_other_answers_take_the_json_encoder(reply: MoveReply) -> None:
+    line = encode(reply)
+    data = json.loads(line)
+    assert data["card"] is reply.card or data["card"] == reply.card
+    assert type(data["card"]) is type(reply.card)
+    assert decode_host_message(line) == reply
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b'{"type":"move","id":7,"card":12}\n',
+        b'{"type":"move","id":0,"card":-0}\n',  # JSON's -0 is the int 0
+        b'{"type":"move","id":999999999999999999,"card":-999999999999999999}\n',
+        b'{"type":"move","id":7,"card":12}',
+        b'{"type":"move","id":7,"card":12}\n\n',
+        b'{"type":"move","id":7,"card":12} \n',
+        b'{"type": "move", "id": 7, "card": 12}\n',
+        b'{"id":7,"type":"move","card":12}\n',
+        b'{"type":"move","id":1000000000000000000,"card":10000000000000000000000}\n',
+        b'{"type":"move","id":07,"card":12}\n',  # JSON has no leading zeros
+        b'{"type":"move","id":7,"card":012}\n',
+        b'{"type":"move","id":7,"card":+12}\n',
+        b'{"type":"move","id":-7,"card":12}\n',
+        b'{"type":"move","id":7,"card":12}\n{"type":"move","id":8,"card":1}\n',
+        b'{"type":"move","id":7,"card":12,"card":13}\n',
+        b'{"type":"move","id":7,"card":1.0}\n',
+        b'{"type":"move","id":7,"card":1e3}\n',
+        b'{"type":"move","id":7,"card":\xd9\xa3}\n',  # an Arabic-Indic digit
+    ],
+)
+def test_every_answer_reads_as_the_json_decoder_reads_it(line: bytes) -> None:
+    """The short way for the usual answer gives what the JSON decoder gives, or the same
+    refusal: whatever a hostile host writes."""
+    try:
+        expected: HostMessage | str = decode_through_json(line)
+    except ProtocolError as error:
+        expected = f"refused: {error}"
+    try:
+        got: HostMessage | str = decode_host_message(line)
+    except ProtocolError as error:
+        got = f"refused: {error}"
+    assert got == expected
+    if isinstance(got, MoveReply):
+        assert type(got.card) is type(json.loads(line.split(b"\n")[0])["card"])
+
+
+def test_a_rounds_line_is_written_once_for_every_seat() -> None:
+    results: list[object] = []
+    state = GameState(FIVE_CUCUMBERS, 3, 5)
+    state.run([lambda view: view.legal[0]] * 3, on_round=results.append)
+    first, second = results[:2]
+    assert isinstance(first, RoundResult) and isinstance(second, RoundResult)
+    fresh = dump({"type": "end_round", "result": first.to_json()})
+    assert encode(EndRound(first)) == fresh
+    assert encode(EndRound(first)) is encode(EndRound(first))  # written once
+    assert encode(EndRound(second)) == dump({"type": "end_round", "result": second.to_json()})
+    assert encode(EndRound(first)) == fresh  # the cache follows the result, not the last line
+    # An equal result that is another object is written anew, to the same line.
+    twin = RoundResult.from_json(json.loads(fresh)["result"])
+    assert twin is not first and encode(EndRound(twin)) == fresh

@@ -170,13 +170,20 @@ class HostChannel:
 
     # -- writing -------------------------------------------------------------------------
 
-    def send(self, message: RunnerMessage) -> None:
+    def send(self, message: RunnerMessage, *, hold: bool = False) -> None:
         """Queue ``message`` and write what the pipe takes now. Never blocks or raises: a
-        failed write sets :attr:`broken`, and the next read reports the closed channel."""
+        failed write sets :attr:`broken`, and the next read reports the closed channel.
+
+        ``hold``: only queue it; it is written with the next message sent without ``hold``,
+        or when the runner next waits for the host. A notice that a move of the same host
+        follows anyway (``start_game``, ``end_round``) then wakes the host once with that
+        move rather than once alone: a write that wakes another process is the dearest
+        part of a message on a small machine."""
         if self.broken or self._closed:
             return
         self._outgoing += self._messages.encode(message)
-        self._flush()
+        if not hold:
+            self._flush()
 
     def _flush(self) -> None:
         if not self._input_open:  # after quit: nothing more reaches the host

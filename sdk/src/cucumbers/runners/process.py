@@ -151,7 +151,9 @@ class ProcessClient(BotClient):
             host = self._host
             if host is None:
                 return
-        host.send(StartGame(game))
+        # Held: it goes with the bot's first move, a wake-up of the host less. The hook's
+        # time counts against that move, as it did for whoever moved first.
+        host.send(StartGame(game), hold=True)
 
     def request_move(self, view: View, timeout: float) -> object:
         if self._load_fault is not None:
@@ -193,7 +195,7 @@ class ProcessClient(BotClient):
 
     def end_round(self, result: RoundResult) -> None:
         if self._host is not None:
-            self._host.send(EndRound(result))
+            self._host.send(EndRound(result), hold=True)  # with the bot's next message
 
     def end_game(self, result: GameResult) -> None:
         if self._host is not None:
