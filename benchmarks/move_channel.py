@@ -346,7 +346,7 @@ def load_average() -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=5, help="turns of every variant")
-    parser.add_argument("--games", type=int, default=40, help="games of the long match")
+    parser.add_argument("--games", type=int, default=200, help="games of the long match")
     parser.add_argument("--short", type=int, default=4, help="games of the short match")
     parser.add_argument("--requests", type=int, default=5000, help="raw round trips a turn")
     parser.add_argument("--runtime", default="runc", help="OCI runtime of the containers")
