@@ -79,12 +79,16 @@ def children(pid: int) -> list[str]:
     return found
 
 
-def containers_of(pid: int) -> int:
+def containers_of(pid: int, since: float) -> int:
+    """The containers labelled with runner ``pid`` created since ``since`` (epoch seconds),
+    in one listing. ``containers.list`` inspects each container it lists and fails when one
+    is removed in between; and over a long busy run pids come round again (``pid_max`` is
+    32768 here), so an earlier match's container may carry the same runner pid."""
     client = engine_client()
     try:
-        return len(
-            client.containers.list(all=True, filters={"label": f"{labels.RUNNER_PID}={pid}"})
-        )
+        filters = {"label": f"{labels.RUNNER_PID}={pid}"}
+        listed = client.api.containers(all=True, filters=filters)
+        return sum(1 for container in listed if container["Created"] >= int(since))
     finally:
         client.close()
 
@@ -123,9 +127,10 @@ def test_a_runner_stopped_while_its_bots_start_charges_no_bot(
     if where == "docker":
         request.getfixturevalue("sandbox")
     slow = str(BOTS / "slow_start.py")  # ready 6.5 s after its start
+    launched = time.time()
     match = launch(where, move=1.0, bank=1.0, startup=5.0, games=1, bots=[slow, slow])
     if where == "docker":
-        wait_for(lambda: containers_of(match.pid) == 2, "container created")
+        wait_for(lambda: containers_of(match.pid, launched) == 2, "container created")
     else:
         wait_for(lambda: len(children(match.pid)) == 2, "bot host started")
     # Stopped 6 s from its bots' start: they are ready after 6.5 s, beyond the 5 s start-up
