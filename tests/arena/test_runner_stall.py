@@ -79,15 +79,18 @@ def children(pid: int) -> list[str]:
     return found
 
 
-def containers_of(pid: int, since: float) -> int:
-    """The containers labelled with runner ``pid`` created since ``since`` (epoch seconds),
-    in one listing. ``containers.list`` inspects each container it lists and fails when one
-    is removed in between; and over a long busy run pids come round again (``pid_max`` is
-    32768 here), so an earlier match's container may carry the same runner pid."""
+def running_containers_of(pid: int, since: float) -> int:
+    """The running containers labelled with runner ``pid`` and created since ``since``
+    (epoch seconds), in one listing. Running: the engine has started them, so their bots
+    are on their way to ready whatever the runner does next (stopped just after it created
+    them, the runner would not have asked the engine to start them yet). One listing:
+    ``containers.list`` inspects each container it lists and fails when one is removed in
+    between. Created since the launch: over a long run pids come round again (``pid_max`` is
+    32768 here), and an earlier match's container may carry the same runner pid."""
     client = engine_client()
     try:
-        filters = {"label": f"{labels.RUNNER_PID}={pid}"}
-        listed = client.api.containers(all=True, filters=filters)
+        filters = {"label": f"{labels.RUNNER_PID}={pid}", "status": "running"}
+        listed = client.api.containers(filters=filters)
         return sum(1 for container in listed if container["Created"] >= int(since))
     finally:
         client.close()
@@ -130,7 +133,7 @@ def test_a_runner_stopped_while_its_bots_start_charges_no_bot(
     launched = time.time()
     match = launch(where, move=1.0, bank=1.0, startup=5.0, games=1, bots=[slow, slow])
     if where == "docker":
-        wait_for(lambda: containers_of(match.pid, launched) == 2, "container created")
+        wait_for(lambda: running_containers_of(match.pid, launched) == 2, "container started")
     else:
         wait_for(lambda: len(children(match.pid)) == 2, "bot host started")
     # Stopped 6 s from its bots' start: they are ready after 6.5 s, beyond the 5 s start-up
