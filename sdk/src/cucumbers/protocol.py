@@ -294,7 +294,6 @@ def encode(message: RunnerMessage | HostMessage) -> bytes:
 
 #: The index of ``View.tricks``, the field a move's ``tricks`` appends to.
 TRICKS_FIELD = View._fields.index("tricks")
-_FIELD_INDEXES = range(len(View._fields))
 
 
 class ViewDeltas:
@@ -318,20 +317,18 @@ class ViewDeltas:
         self._last = view
         if last is None:
             return encode(message)
-        # The fields by position, each of its own type (two views: the same length).
-        changes: list[tuple[int, Any]] = [
-            (index, now)
-            for index, now, before in zip(_FIELD_INDEXES, view, last, strict=True)
-            if now is not before and now != before
-        ]
+        changes = []
         added: tuple[Trick, ...] = ()
-        for at, (index, now) in enumerate(changes):
-            if index == TRICKS_FIELD:
-                before = last.tricks
-                if now[: len(before)] == before:
-                    added = now[len(before) :]
-                    del changes[at]
-                break
+        # The fields by position, each of its own type.
+        fields: tuple[Any, ...] = view
+        previous: tuple[Any, ...] = last
+        for index, (now, before) in enumerate(zip(fields, previous, strict=True)):
+            if now is before or now == before:
+                continue
+            if index == TRICKS_FIELD and now[: len(before)] == before:
+                added = now[len(before) :]
+            else:
+                changes.append((index, now))
         data: dict[str, Any] = {"type": MessageType.MOVE, "id": message.id, "changes": changes}
         if added:
             data["tricks"] = added
