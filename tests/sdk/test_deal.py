@@ -1,4 +1,6 @@
-"""The deal's draw (:func:`cucumbers.deal.sample`) is the standard library's ``sample``."""
+"""The deal's draw (:func:`cucumbers.deal.sample`) is the standard library's ``sample``, and
+a game's deals (:class:`cucumbers.deal.Deals`) are what ``rules.md`` (f) says, round after
+round."""
 
 from __future__ import annotations
 
@@ -6,7 +8,7 @@ import random
 
 import pytest
 
-from cucumbers.deal import sample
+from cucumbers.deal import Deals, sample
 from cucumbers.games import CONCOMBRE, FIVE_CUCUMBERS
 
 
@@ -36,3 +38,25 @@ def test_whole_deals_of_both_games_match_over_many_rounds() -> None:
 def test_it_refuses_more_cards_than_the_deck_holds() -> None:
     with pytest.raises(ValueError, match="larger than population"):
         sample(random.Random(1), [1, 2, 3], 4)
+
+
+def test_deals_are_rules_f_round_after_round() -> None:
+    # rules.md (f), spelled out with the standard library: one generator for the game, one
+    # sample per round of the sorted deck less the cards out of it, in blocks by seat.
+    for seed in range(50):
+        deals, rng = Deals(seed), random.Random(seed)
+        for size, seats, out in ((7, 4, ()), (9, 3, (9, 12)), (12, 4, (9, 12, 14)), (0, 2, ())):
+            deck = list(CONCOMBRE.deck)
+            for card in out:
+                deck.remove(card)
+            drawn = rng.sample(deck, size * seats)
+            expected = [sorted(drawn[i * size : (i + 1) * size]) for i in range(seats)]
+            assert deals.deal(CONCOMBRE.deck, size, seats, out) == expected
+
+
+def test_a_deal_refuses_a_card_out_of_the_deck_that_it_does_not_hold() -> None:
+    deals = Deals(4)
+    with pytest.raises(ValueError, match="the deck has no card 14 left to take out"):
+        deals.deal(CONCOMBRE.deck, 7, 2, [14] * 5)
+    # The refusal drew nothing: the next deal is the seed's first.
+    assert deals.deal(FIVE_CUCUMBERS.deck, 7, 2) == Deals(4).deal(FIVE_CUCUMBERS.deck, 7, 2)

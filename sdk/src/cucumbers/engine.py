@@ -21,20 +21,20 @@ local variables. :meth:`GameState.run` (the match loop) drives a whole game with
 next. Each seat's hand is an immutable tuple shared with its views, and beside it the ranks
 it holds as the bits of an int, kept up to date play by play: a legal set is then two
 shifts and a mask, and the one tuple of that set that every view shares (``LEGAL_SETS``),
-never a scan of the hand. The deal draws through :func:`cucumbers.deal.sample`.
+never a scan of the hand. Every round is dealt by :class:`cucumbers.deal.Deals`, the one
+deal the replay checker re-derives too.
 """
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Sequence
 from functools import cache
-from itertools import compress
+from itertools import chain, compress
 from operator import itemgetter
 from typing import Any
 
 from . import __version__
-from .deal import sample
+from .deal import Deals
 from .faults import BotFault, Fault, FaultKind, clipped, not_an_int_detail, short_detail
 from .games import ROUND_CAP, GameRules, RoundStart
 from .legal import LEGAL_SETS, ranks_mask, ranks_of
@@ -131,6 +131,7 @@ class GameState:
     # Slots: the move path reads a dozen attributes per move, and slot reads are the fastest.
     __slots__ = (
         "_active",
+        "_deals",
         "_disqualified",
         "_done_tricks",
         "_eliminated",
@@ -145,7 +146,6 @@ class GameState:
         "_penalty_cards",
         "_plays",
         "_public",
-        "_rng",
         "_rotations",
         "_round",
         "_round_start",
@@ -184,7 +184,7 @@ class GameState:
         self._done_tricks: tuple[Trick, ...] = ()
         self._rotations: tuple[tuple[int, ...], ...] = ()
         self._public: tuple[Any, ...] = ()
-        self._rng = random.Random(seed)
+        self._deals = Deals(seed)
         self._full_deck = _full_deck(rules)
         self._plays = _play_table(num_players, rules.ranks[-1])
         self._active = [True] * num_players
@@ -473,25 +473,16 @@ class GameState:
         dealer, leader, hand_size = start
         n = self.num_players
         seats = tuple(compress(range(n), self._active))
-        deck: Sequence[int] = self._full_deck
-        if any(self._penalty_cards):
-            remaining = list(deck)
-            for cards in self._penalty_cards:
-                for card in cards:
-                    remaining.remove(card)
-            deck = remaining
-        # rules.md, the engine's decisions (f): one generator for the game, one sample of
-        # the sorted deck per round, dealt in blocks to the active seats in seat order.
-        dealt = sample(self._rng, deck, hand_size * len(seats))
+        # rules.md, the engine's decisions (f): the deck less the penalty cards lying in
+        # front of players, dealt to the active seats in seat order.
+        dealt = self._deals.deal(
+            self._full_deck, hand_size, len(seats), chain.from_iterable(self._penalty_cards)
+        )
         recorded: list[list[int] | None] = [None] * n
         # In place: _drive holds these two lists for the whole game. A played round leaves
         # every hand empty and every mask 0, so only the active seats' are written.
         held, masks = self._hands, self._masks
-        end = 0
-        for seat in seats:
-            hand = dealt[end : end + hand_size]
-            end += hand_size
-            hand.sort()
+        for seat, hand in zip(seats, dealt, strict=True):
             recorded[seat] = hand
             held[seat] = tuple(hand)
             masks[seat] = ranks_mask(hand)
