@@ -1,7 +1,8 @@
 """A report checked against the job it answers, before the platform records anything of it:
 the plan of the series (games, seeds, seating, the stop at a watched bot's fault), the
 sources staged, and every game's replay, re-checked by the SDK's independent replay
-validator and compared with what the report says of the game.
+validator (its rules, and every round's hands against the deal of its seed: a host's
+replay must have its deal verified) and compared with what the report says of the game.
 
 A signature says who sent a report; this says whether what it claims could have come from
 playing the job. It cannot tell which legal moves the bots chose: a host that lies about
@@ -18,7 +19,7 @@ from typing import Any
 
 from cucumbers.match import game_plan
 from cucumbers.move_facts import has_private
-from cucumbers.validator import check_replay
+from cucumbers.validator import DealCheck, verify_replay
 
 from .contract import GameReport, MatchJob, MatchReport, ReportStatus
 
@@ -89,11 +90,16 @@ def game_problems(job: MatchJob, game: GameReport) -> list[str]:
         return found  # nothing else of the game can be matched to the job's seats
     if game.replay is None:
         return [*found, "no replay"]
-    rules = check_replay(game.replay)
-    if rules:
-        quoted = "; ".join(rules[:QUOTED_REPLAY_PROBLEMS])
-        more = len(rules) - QUOTED_REPLAY_PROBLEMS
+    checked = verify_replay(game.replay)
+    if checked.problems:
+        quoted = "; ".join(checked.problems[:QUOTED_REPLAY_PROBLEMS])
+        more = len(checked.problems) - QUOTED_REPLAY_PROBLEMS
         return [*found, f"the replay breaks the rules: {quoted}{f' (+{more})' if more > 0 else ''}"]
+    if not checked.deal_verified:
+        # A replay from another producer may lack its seed; the engine's always has it, and
+        # without it the host could have played any deal it liked.
+        why = "it has no seed" if checked.deal is DealCheck.NO_SEED else checked.deal.value
+        return [*found, f"the replay's deal is not verified ({why}): a host's must be"]
     return found + _disagreements(job, game, game.replay)
 
 

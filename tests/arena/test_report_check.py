@@ -1,12 +1,15 @@
 """A report checked against its job (arena/report_check.py): a genuine report, played by
 ``play_job`` in the process runner, has no problem; each way a forger can bend one (another
 attempt, games added or missing, seeds and seating, the sources, a missing or rule-breaking
-replay, a replay that disagrees with the report) is found and named."""
+replay, a replay that disagrees with the report, a game played on a deal other than its
+seed's) is found and named."""
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
+import random
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -25,6 +28,7 @@ from arena.contract import (
 )
 from arena.playing import play_job
 from arena.report_check import problems
+from tests.sdk.forged_deals import swap_between_hands, without_seed
 
 LOWEST = "def play(view):\n    return min(view.legal)\n"
 CRASHER = "def play(view):\n    raise RuntimeError('boom')\n"
@@ -193,3 +197,60 @@ def test_a_series_that_goes_on_after_a_watched_fault_is_found() -> None:
     assert len(report.games) == 3
     found = problems(validation, report)
     assert any("goes on after game 1" in problem for problem in found), found
+
+
+def test_a_replay_with_a_card_swapped_between_two_hands_is_refused(
+    played: tuple[MatchJob, MatchReport],
+) -> None:
+    job, report = played
+    genuine = report.games[0].replay
+    assert genuine is not None
+    # Every play still legal, and everything else the report says still agrees with it.
+    found = swap_between_hands(genuine, random.Random(39))
+    assert found is not None
+    forged, number, (a, b) = found
+    bent = problems(job, edited(report, set_game(0, replay=forged)))
+    assert len(bent) == 1, bent
+    assert bent[0].startswith(
+        f"game 1: the replay breaks the rules: round {number}: seat {a}'s hand is ["
+    )
+    assert f"; round {number}: seat {b}'s hand is [" in bent[0]
+    assert "but the seed deals it [" in bent[0]
+
+
+def game_1_played_on_game_2s_deal(raw: Raw) -> None:
+    """The host's own choice of deal: game 2's cards played as game 1, under game 1's seed
+    and players, with the report's account of game 1 made to agree with that replay."""
+    first, second = raw["games"][0], raw["games"][1]
+    replay = copy.deepcopy(second["replay"])
+    replay["seed"], replay["players"] = first["seed"], first["replay"]["players"]
+    rounds = replay["rounds"]
+    first.update(
+        replay=replay,
+        placement=replay["placement"],
+        scores=rounds[-1]["scores"],
+        rounds=len(rounds),
+        capped=replay["capped"],
+        faults=[dict(f) for f in second["faults"]],
+    )
+
+
+def test_a_game_played_on_a_deal_of_the_hosts_choosing_is_refused(
+    played: tuple[MatchJob, MatchReport],
+) -> None:
+    job, report = played
+    assert not report.games[1].faults
+    bent = problems(job, edited(report, game_1_played_on_game_2s_deal))
+    assert len(bent) == 1, bent
+    assert bent[0].startswith("game 1: the replay breaks the rules: round 1: seat 0's hand is [")
+    assert "but the seed deals it [" in bent[0]
+
+
+def test_a_replay_without_its_seed_is_refused_as_its_deal_is_not_verified(
+    played: tuple[MatchJob, MatchReport],
+) -> None:
+    job, report = played
+    genuine = report.games[2].replay
+    assert genuine is not None
+    bent = problems(job, edited(report, set_game(2, replay=without_seed(genuine))))
+    assert bent == ["game 3: the replay's deal is not verified (it has no seed): a host's must be"]

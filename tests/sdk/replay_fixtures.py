@@ -1,7 +1,9 @@
 """Small hand-made replays that follow the rules, and a random game maker for volume tests.
 
 The hand-made games are written out in full (every deal, play, winner and score worked out
-by hand from ``rules.md``), so they check the validator rather than repeat it. Tricks are
+by hand from ``rules.md``), so they check the validator rather than repeat it. Their hands
+are chosen, not dealt from a seed, so they carry no ``seed``: the validator checks them
+against the rules alone, as any replay of another producer. Tricks are
 written compactly: ``"1:3 0:6* >0"`` means seat 1 led 3, seat 0 played 6 as an auto play,
 and seat 0 won; the tricks of a round are separated by ``|``.
 """
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import random
+from collections import Counter
 from typing import Any
 
 Replay = dict[str, Any]
@@ -70,13 +73,12 @@ def replay(
     rounds: list[dict[str, Any]],
     placement: list[int],
     faults: list[dict[str, Any]] | None = None,
-    seed: int = 1234,
 ) -> Replay:
+    """A whole replay without a seed (its hands are hand-made)."""
     players = len(rounds[0]["hands"])
     return {
         "format": "cucumbers-replay/1",
         "game": game,
-        "seed": seed,
         "engine": "0.1.0",
         "players": [{"seat": s, "name": f"bot{s}"} for s in range(players)],
         "rounds": rounds,
@@ -298,11 +300,20 @@ HAND_MADE = {
 }
 
 
-def random_replay(seed: int, game: str, players: int, fault_rate: float = 0.0) -> Replay:
+def random_replay(
+    seed: int, game: str, players: int, fault_rate: float = 0.0, *, copies: int = 4
+) -> Replay:
     """A game between random legal players, with faults at random moves: the fastest way to
     many different valid replays. A plain forward simulation of ``rules.md``, kept apart
-    from both the engine and the validator."""
-    rng = random.Random(seed)
+    from both the engine and the validator; it deals from ``seed`` as ``rules.md`` (f) says,
+    with the standard library's ``sample`` itself, so its deals are the seed's.
+
+    ``copies`` above 4 makes a forgery instead (issue 39): every round is dealt from a deck
+    of that many cards of each rank (105 cards for Five Cucumbers at 7), by
+    :func:`forged_draw`, so that no round holds more of a rank than the real deck has left:
+    every play follows the rules, the cards add up, and only the seed tells."""
+    rng = random.Random(seed)  # the players' choices and faults
+    deals = random.Random(seed)  # rules.md (f): one generator for the game's deals
     concombre = game == "concombre"
     deck = [r for r in (range(2, 15) if concombre else range(1, 16)) for _ in range(4)]
     active, scores = list(range(players)), [0] * players
@@ -317,7 +328,10 @@ def random_replay(seed: int, game: str, players: int, fault_rate: float = 0.0) -
         for cards in front:
             for c in cards:
                 pool.remove(c)
-        dealt = rng.sample(pool, size * len(active))
+        if copies == 4:
+            dealt = deals.sample(pool, size * len(active))
+        else:
+            dealt = forged_draw(deals, pool, copies, size * len(active))
         hands: list[list[int] | None] = [None] * players
         held: dict[int, list[int]] = {}
         for i, s in enumerate(active):
@@ -390,6 +404,21 @@ def random_replay(seed: int, game: str, players: int, fault_rate: float = 0.0) -
         "players": players_json, "rounds": rounds, "faults": faults,
         "placement": placement, "capped": capped,
     }  # fmt: skip
+
+
+def forged_draw(rng: random.Random, pool: list[int], copies: int, k: int) -> list[int]:
+    """``k`` cards drawn from a deck of ``copies`` cards of each rank of ``pool`` (the cards
+    the real deck has left this round), shuffled, skipping each card of a rank the hands
+    already hold as often as ``pool`` does."""
+    left = Counter(pool)
+    big = [rank for rank in sorted(left) for _ in range(copies)]
+    rng.shuffle(big)
+    dealt = []
+    for card in big:
+        if left[card] > 0 and len(dealt) < k:
+            left[card] -= 1
+            dealt.append(card)
+    return dealt
 
 
 def _after(seat: int, active: list[int], players: int, start: int = 1) -> int:

@@ -26,7 +26,7 @@ def lines_of(replay: dict[str, Any], **kwargs: Any) -> list[str]:
 def test_it_draws_a_five_cucumbers_game_round_by_round() -> None:
     lines = lines_of(five_cucumbers_duel())
     assert lines[:3] == [
-        "Five Cucumbers · seed 1234 · engine 0.1.0 · 2 players",
+        "Five Cucumbers · no seed · engine 0.1.0 · 2 players",
         "  s0  bot0",
         "  s1  bot1",
     ]
@@ -47,7 +47,7 @@ def test_it_draws_a_five_cucumbers_game_round_by_round() -> None:
 
 def test_it_shows_the_concombre_dealer_points_and_half_cucumbers() -> None:
     lines = lines_of(concombre_half())
-    assert lines[0].startswith("Concombre · seed 1234")
+    assert lines[0].startswith("Concombre · no seed")
     assert "Round 1 · dealer s1 · leader s0 · 7 cards" in lines
     assert "Round 2 · dealer s0 · leader s1 · 9 cards" in lines
     assert "  loser s0 with Q: +12 points" in lines
@@ -127,7 +127,7 @@ def test_a_big_concombre_table_fits_in_100_columns() -> None:
 def test_it_draws_broken_replays_rather_than_failing() -> None:
     rng = random.Random(3)
     junk: list[object] = [None, True, -1, "x", [], {}, [None], {"a": 1}]
-    assert render_replay({}).startswith("None · seed None")
+    assert render_replay({}).startswith("None · no seed")
     for _ in range(500):
         replay: Any = copy.deepcopy(rng.choice(list(HAND_MADE.values()))())
         node = replay

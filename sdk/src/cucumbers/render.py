@@ -44,10 +44,11 @@ def render_replay(replay: Mapping[str, Any], *, color: bool = False) -> str:
     names = {_key(p.get("seat")): _name(p) for p in players}
     game = replay.get("game")
     rules = registry().get(game) if isinstance(game, str) else None
+    seed = f"seed {replay['seed']}" if "seed" in replay else "no seed"  # the seed is optional
     lines = [
         paint(
             _BOLD,
-            f"{rules.title if rules else game} · seed {replay.get('seed')}"
+            f"{rules.title if rules else game} · {seed}"
             f" · engine {replay.get('engine')} · {len(players)} players",
         )
     ]

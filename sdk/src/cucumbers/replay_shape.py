@@ -78,10 +78,12 @@ def check_shape(replay: Mapping[str, Any], out: list[str]) -> Game | None:
         out.append(f"players: {game.name} is played by {limits} players, got {got}")
     else:
         shape = _Shape(out, len(players), game)
-        top = "seed:integer engine:string players:players rounds:rounds faults:faults"
+        top = "engine:string players:players rounds:rounds faults:faults"
         top += " placement:seats capped:boolean"
         if "revision" in replay:  # first: it says which per-move facts to expect
             shape.revision("revision", replay["revision"])
+        if "seed" in replay:  # optional: without it, the deal cannot be verified
+            shape.integer("seed", replay["seed"])
         shape.keys("replay", replay, shape.schema(top))
         return game
     return None

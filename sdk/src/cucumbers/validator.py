@@ -1,12 +1,19 @@
 """An independent checker for replays: re-derives every rule of ``rules.md`` from the
-recorded deals and plays and reports where a replay departs from them.
+recorded deals and plays, and every round's hands from the replay's seed, and reports where
+a replay departs from them.
 
 It shares no game logic with the engine; even the numbers of the rules (decks, penalty
 table, thresholds) are restated here from ``rules.md``, so that one slip cannot hide in both
-the engine and its checker.
+the engine and its checker. It shares one thing: the deal's draw,
+:class:`cucumbers.deal.Deals`, since a seed's hands can only be re-derived by the very draw
+that dealt them (:mod:`cucumbers.replay_deal`). A replay without a seed (from a producer
+that does not deal with the SDK) is checked against the rules alone, and
+:func:`verify_replay` says that its deal was not verified.
 
 >>> check_replay(replay)                        # doctest: +SKIP
 ['round 2 trick 3: seat 1 played 4, illegal: below the high card 9 and not its lowest 2']
+>>> verify_replay(replay).deal                  # doctest: +SKIP
+<DealCheck.VERIFIED: 'verified'>
 
 Where a recorded value is wrong, the walk goes on from the *recorded* value where that keeps
 one mistake from being reported again in every later round or trick (scores, the next trick's
@@ -20,10 +27,22 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from cucumbers.replay import REPLAY_FORMAT
+from cucumbers.replay_deal import DealCheck, Redealer
 from cucumbers.replay_shape import Game, as_json, check_shape, show
+
+__all__ = [
+    "DealCheck",
+    "ReplayCheck",
+    "ReplayInvalid",
+    "assert_valid",
+    "check_replay",
+    "concombre_hand_size",
+    "verify_replay",
+]
 
 _CAP = 1000  # rules.md, Placement: the safety cap on rounds
 _FC_CUCUMBERS = (0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 4, 4, 4, 5)  # by penalty card (index)
@@ -35,6 +54,32 @@ class ReplayInvalid(ValueError):
     def __init__(self, problems: list[str]) -> None:
         super().__init__("invalid replay:\n- " + "\n- ".join(problems))
         self.problems = problems
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayCheck:
+    """What :func:`verify_replay` found.
+
+    Attributes:
+        problems: every way the replay departs from the format, the rules and its seed's
+            deal, as :func:`check_replay` lists them; empty when it is valid.
+        deal: whether its hands were verified against its seed (:class:`DealCheck`). A
+            valid replay is either ``VERIFIED`` or ``NO_SEED``: one that must have been
+            dealt by the SDK (an arena host's) needs :attr:`deal_verified` as well.
+    """
+
+    problems: tuple[str, ...]
+    deal: DealCheck
+
+    @property
+    def valid(self) -> bool:
+        """No problem was found (which, without a seed, says nothing of the deal)."""
+        return not self.problems
+
+    @property
+    def deal_verified(self) -> bool:
+        """Every round's hands are what the replay's seed deals."""
+        return self.deal is DealCheck.VERIFIED
 
 
 def assert_valid(replay: Mapping[str, Any]) -> None:
@@ -64,10 +109,25 @@ def check_replay(replay: Mapping[str, Any]) -> list[str]:
 
     The shape (keys, types, ranges) is checked first, and the rules only when the shape is
     sound, since they cannot be re-derived from malformed data. ``bool`` is never accepted
-    where an integer is due. Never raises, whatever JSON-like value it is given.
+    where an integer is due. When the replay has a seed, every round's hands must be the
+    ones it deals; a replay without one is checked against the rules alone (use
+    :func:`verify_replay` to know which). Never raises, whatever JSON-like value it is
+    given.
+    """
+    return list(verify_replay(replay).problems)
+
+
+def verify_replay(replay: Mapping[str, Any]) -> ReplayCheck:
+    """:func:`check_replay`'s problems, and whether the deal was verified against the seed.
+
+    >>> result = verify_replay(replay)             # doctest: +SKIP
+    >>> result.valid and result.deal_verified      # doctest: +SKIP
+    True
+
+    Never raises, whatever JSON-like value it is given.
     """
     if not isinstance(replay, Mapping):
-        return [f"a replay is a JSON object, got {show(replay)}"]
+        return ReplayCheck((f"a replay is a JSON object, got {show(replay)}",), DealCheck.UNCHECKED)
     problems: list[str] = []
     if replay.get("format") != REPLAY_FORMAT:
         problems.append(
@@ -75,9 +135,12 @@ def check_replay(replay: Mapping[str, Any]) -> list[str]:
         )
     shape: list[str] = []
     game = check_shape(replay, shape)
+    deal = DealCheck.NO_SEED if "seed" not in replay else DealCheck.UNCHECKED
     if game is not None and not shape:
-        _Checker(replay, game, problems).run()
-    return problems + shape
+        checker = _Checker(replay, game, problems)
+        checker.run()
+        deal = checker.redealer.outcome(len(checker.rounds))
+    return ReplayCheck(tuple(problems + shape), deal)
 
 
 # -- rules ---------------------------------------------------------------------------------
@@ -99,6 +162,7 @@ class _Checker:
         self.fault_at: dict[int, tuple[int, int]] = {}  # seat -> (round, trick)
         self.fault_order: list[int] = []  # faulted seats in the order of ``faults``
         self.dealer = self.loser = self.card = 0  # of the previous round
+        self.redealer = Redealer(replay.get("seed"), game.low, game.high, out)
 
     def expect(self, where: str, what: str, got: object, want: object, why: str = "") -> None:
         if got != want:
@@ -187,6 +251,7 @@ class _Checker:
         self.expect(where, "leader", rnd["leader"], leader, f" ({why})")
         self.expect(where, "hand_size", rnd["hand_size"], size)
         hands = self.deal(where, rnd["hands"], size)
+        self.redealer.round(where, rnd["hands"], size, self.active, self.front)
         result = self.tricks(number, rnd, hands, size)
         self.score(where, number, rnd, *result)
 
