@@ -84,7 +84,14 @@ class StackCheck(Bot):
 '''
 #: What only the platform's services may hold: never an arena host's. (DATA_DIR=/data is
 #: the image's default for every container, a path with no volume behind it here.)
-PLATFORM_ONLY = {"DATABASE_URL", "SECRET_KEY", "POSTGRES_PASSWORD", "S3_BUCKET", "S3_ACCESS_KEY_ID"}
+PLATFORM_ONLY = {
+    "DATABASE_URL",
+    "SECRET_KEY",
+    "DEAL_KEY",
+    "POSTGRES_PASSWORD",
+    "S3_BUCKET",
+    "S3_ACCESS_KEY_ID",
+}
 #: Deadlines. Generous: the house bots' validations queue ahead of the upload, and the
 #: first sandbox image build (when none is up to date) takes minutes.
 SERVE_SECONDS = 240

@@ -45,6 +45,11 @@ if not SECRET_KEY:
     if not DEBUG:
         raise ImproperlyConfigured("SECRET_KEY is required when DEBUG is off")
     SECRET_KEY = "insecure-local-development-key-never-use-in-production"
+# The key the deals of every match follow from (web/matches/deals.py): no one without it can
+# compute a hand before it is played, not even from a leaked match seed. Derived from
+# SECRET_KEY unless set; change it only when no match is queued, running or held (a deal
+# set whose rotations were dealt under two keys is not a set any more).
+DEAL_KEY = envstr("DEAL_KEY", "") or f"deal-key:{SECRET_KEY}"
 
 ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", ["127.0.0.1", "localhost"])
 CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", [])

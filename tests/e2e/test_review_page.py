@@ -9,6 +9,7 @@ tests/web/reviews/test_review_pipeline.py."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -24,9 +25,24 @@ from tests.web.factories import UserFactory
 from tests.web.reviews.helpers import finished_match
 from web.arena_hosts.hosts import add_host
 from web.matches.models import Match
+from web.matches.replays import read_replay
 from web.reviews.models import Review
 from web.reviews.sending import job_for
 from web.reviews.tasks import review_result_task
+
+
+def shown_as(match: Match, moment: str) -> str:
+    """The viewer's own key of a decision's moment: a lead after the first trick
+    (``t6-p0``, not a moment of the timeline) is shown where the table stands then, the
+    previous trick complete (``t5-p3``; docs: the viewer's ``indexOf``)."""
+    found = re.fullmatch(r"g(\d+)-r(\d+)-t(\d+)-p(\d+)-s(\d+)", moment)
+    assert found, moment
+    game, rnd, trick, played, seat = map(int, found.groups())
+    if played or trick == 1:
+        return moment
+    replay = read_replay(match.games.get(number=game))
+    plays = len(replay["rounds"][rnd - 1]["tricks"][trick - 2]["plays"])
+    return f"g{game}-r{rnd}-t{trick - 1}-p{plays}-s{seat}"
 
 
 @pytest.fixture
@@ -70,7 +86,7 @@ def test_an_owner_asks_for_a_review_reads_it_and_opens_a_decision_in_the_seat_vi
     moment = str(link.get_attribute("href")).split("#", 1)[1]
     game, seat = int(moment.split("-")[0][1:]), int(moment.rsplit("-s", 1)[1])
     link.click()
-    page.wait_for_selector(f'[data-position-key="{moment}"]')
+    page.wait_for_selector(f'[data-position-key="{shown_as(match, moment)}"]')
     viewer = Viewer(page, game)
     assert viewer.root.get_attribute("data-view") == str(seat)
     # The costliest decision, first on the page: the viewer shows the card it chose there.

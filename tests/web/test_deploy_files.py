@@ -35,6 +35,7 @@ PROXY = REPO / "deploy" / "proxy"
 PLATFORM_SERVICES = {"migrate", "web", "platform", "beat"}
 SECRETS = {
     "SECRET_KEY",
+    "DEAL_KEY",
     "POSTGRES_PASSWORD",
     "S3_ACCESS_KEY_ID",
     "S3_SECRET_ACCESS_KEY",

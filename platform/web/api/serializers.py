@@ -15,8 +15,15 @@ from cucumbers.games import GameName, rules_for
 from web.accounts.models import ApiToken
 from web.bots.access import sees_private
 from web.bots.models import GAME_CHOICES, GAMES, Bot, BotVersion, bot_name_validator
-from web.matches.models import Match, MatchGame, Participant
-from web.matches.privacy import NOBODY, Sight, fault_moment, faults_seen, outputs_seen, sight
+from web.matches.models import Match, MatchGame, MatchStatus, Participant
+from web.matches.privacy import (
+    Sight,
+    fault_moment,
+    faults_seen,
+    outputs_seen,
+    own_faults_seen,
+    sight,
+)
 
 from .bounds import LARGEST_ID
 from .fields import JsonBoolean, JsonInteger, JsonString
@@ -210,6 +217,8 @@ class ParticipantSerializer(serializers.ModelSerializer[Participant]):
 
 
 class MatchGameSerializer(serializers.ModelSerializer[MatchGame]):
+    seed = serializers.SerializerMethodField()
+    placement = serializers.SerializerMethodField()
     replay = serializers.SerializerMethodField()
     faults = serializers.SerializerMethodField()
     outputs = serializers.SerializerMethodField()
@@ -224,24 +233,39 @@ class MatchGameSerializer(serializers.ModelSerializer[MatchGame]):
         cache: dict[int, Sight] = context.setdefault("sights", {})
         if game.match_id not in cache:
             participants = list(game.match.participants.select_related("bot"))
-            cache[game.match_id] = (
-                NOBODY
-                if game.match.deal_set_pending
-                else sight(self.context["request"].user, participants)
+            cache[game.match_id] = sight(
+                self.context["request"].user, participants, public=self._public(game)
             )
         return cache[game.match_id]
+
+    def _public(self, game: MatchGame) -> bool:
+        context = cast(dict[str, Any], self.context)
+        cache: dict[int, bool] = context.setdefault("public", {})
+        if game.match_id not in cache:
+            cache[game.match_id] = game.match.results_public
+        return cache[game.match_id]
+
+    @extend_schema_field(serializers.IntegerField(allow_null=True))
+    def get_seed(self, game: MatchGame) -> int | None:
+        """The game's deal seed; null while its deal set is being played."""
+        return game.seed if self._public(game) else None
+
+    @extend_schema_field(serializers.ListField(child=serializers.IntegerField()))
+    def get_placement(self, game: MatchGame) -> list[int]:
+        """Participant indexes, best first; empty while its deal set is being played."""
+        return list(game.placement) if self._public(game) else []
 
     @extend_schema_field(serializers.ListField(child=serializers.DictField()))
     def get_faults(self, game: MatchGame) -> list[dict[str, Any]]:
         """Faults by participant index, each with ``viewer``, the match page's address of
         its move in the replay viewer; a detail and a ``traceback`` (the bot's own frames)
-        only for the bot's owner and staff."""
+        only for the bot's owner and staff. While its deal set is being played, the
+        viewer's own bots' faults only."""
         request: Request = self.context["request"]
         page = request.build_absolute_uri(reverse("match-detail", args=[game.match_id]))
-        return [
-            fault | {"viewer": f"{page}#{fault_moment(game.number, fault)}"}
-            for fault in faults_seen(game, self._sight(game))
-        ]
+        seen = self._sight(game)
+        shown = faults_seen(game, seen) if self._public(game) else own_faults_seen(game, seen)
+        return [fault | {"viewer": f"{page}#{fault_moment(game.number, fault)}"} for fault in shown]
 
     @extend_schema_field(serializers.DictField(child=serializers.CharField()))
     def get_outputs(self, game: MatchGame) -> dict[str, str]:
@@ -251,7 +275,7 @@ class MatchGameSerializer(serializers.ModelSerializer[MatchGame]):
     @extend_schema_field(serializers.URLField(allow_null=True))
     def get_replay(self, game: MatchGame) -> str | None:
         """The replay's address; null while its deal set's other rotations are played."""
-        if game.match.deal_set_pending:
+        if not self._public(game):
             return None
         path = reverse("api-match-replay", args=[game.match_id, game.number])
         request: Request = self.context["request"]
@@ -261,11 +285,8 @@ class MatchGameSerializer(serializers.ModelSerializer[MatchGame]):
 class MatchSerializer(serializers.ModelSerializer[Match]):
     participants = ParticipantSerializer(many=True, read_only=True)
     games = MatchGameSerializer(many=True, read_only=True)
-    replays_held = serializers.BooleanField(
-        source="deal_set_pending",
-        read_only=True,
-        help_text="its replays and output are held until its deal set's other rotations are played",
-    )
+    seed = serializers.SerializerMethodField()
+    replays_held = serializers.SerializerMethodField()
 
     class Meta:
         model = Match
@@ -290,6 +311,21 @@ class MatchSerializer(serializers.ModelSerializer[Match]):
             "participants",
             "games",
         ]
+
+    @extend_schema_field(serializers.IntegerField(allow_null=True))
+    def get_seed(self, match: Match) -> int | None:
+        """The seed its deals followed from (``cucumbers`` replays its games from it);
+        null until its results are public (its whole deal set played): no deal is
+        knowable before it is played."""
+        return match.deal_seed if match.results_public else None
+
+    @extend_schema_field(serializers.BooleanField())
+    def get_replays_held(self, match: Match) -> bool:
+        """Played, but its results, replays and seed are held until its deal set's other
+        rotations are played."""
+        return match.status == MatchStatus.HELD or (
+            match.status == MatchStatus.FINISHED and not match.results_public
+        )
 
 
 class TokenSerializer(serializers.ModelSerializer[ApiToken]):

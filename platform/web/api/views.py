@@ -213,9 +213,13 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet[Match]):
     def replay(self, request: Request, pk: str, number: str) -> Response:
         """One game's replay (``cucumbers-replay/1``) as JSON; the details of faults of
         bots that are not the viewer's are withheld."""
-        match = get_object_or_404(self.get_queryset(), pk=pk, status=MatchStatus.FINISHED)
+        match = get_object_or_404(
+            self.get_queryset(),
+            pk=pk,
+            status__in=[MatchStatus.FINISHED, MatchStatus.HELD, MatchStatus.FAILED],
+        )
         game = get_object_or_404(MatchGame, match=match, number=int(number))
-        if match.deal_set_pending:
+        if not match.results_public:
             raise exceptions.PermissionDenied(HELD_MESSAGE, code="replay_held")
         seen = sight(request.user, list(match.participants.select_related("bot")))
         return Response(replay_seen(game, seen))

@@ -11,3 +11,8 @@ from django.dispatch import Signal
 #: without its match. Sent with ``send``, never ``send_robust``: a receiver's failure rolls
 #: the upload back.
 version_submitted = Signal()
+
+#: A bot's active version was changed by its owner (an earlier passed version made active
+#: again), sent inside that transaction with ``bot``: the pipeline re-seats the bot's queued
+#: ladder matches with it in the same transaction, as when a new version is promoted.
+active_version_changed = Signal()

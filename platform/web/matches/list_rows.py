@@ -18,7 +18,7 @@ from django.utils.safestring import SafeString
 from web.links import bot_url, match_url
 from web.rounding import fixed
 
-from .models import Match, Participant
+from .models import Match, MatchStatus, Participant
 from .templatetags.when import ago
 
 
@@ -86,7 +86,7 @@ def seat_rows(recent: Iterable[tuple[Participant, list[Participant]]]) -> SafeSt
                 if seat.version
                 else "",
                 finished(seat.match.finished_at)
-                if seat.match.finished_at
+                if seat.match.finished_at and seat.match.status != MatchStatus.HELD
                 else seat.match.get_status_display(),
                 seat.match.get_kind_display(),
                 seats(opponents),

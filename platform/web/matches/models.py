@@ -1,8 +1,10 @@
 """Matches, their participants and their games.
 
 A match moves ``queued → running → finished`` (or ``failed``), only ever through
-:mod:`web.pipeline.transitions`. Each send of a queued match to the arena is an *attempt*
-with an id of its own: only the report of the current attempt is ever recorded.
+:mod:`web.pipeline.transitions`; a rotation of a deal set is ``held`` between its report and
+its set's last rotation (then the whole set is ``finished`` at once, or ``failed`` at once
+when it is void). Each send of a queued match to the arena is an *attempt* with an id of its
+own: only the report of the current attempt is ever recorded.
 """
 
 from __future__ import annotations
@@ -23,6 +25,9 @@ from web.links import match_url
 class MatchStatus(models.TextChoices):
     QUEUED = "queued"
     RUNNING = "running"
+    # A rotation of a deal set, played and recorded, whose set is still being played: its
+    # results, replays and seed are held (shown to nobody) until the set is whole.
+    HELD = "held", "Played, results held"
     FINISHED = "finished"
     FAILED = "failed"
 
@@ -43,7 +48,13 @@ class Match(models.Model):
         max_length=10, choices=MatchStatus.choices, default=MatchStatus.QUEUED
     )
     rated = models.BooleanField(default=False)
+    # Secret: the deals follow from this seed keyed with the platform's DEAL_KEY
+    # (web.matches.deals), and it is shown nowhere. A new one is drawn whenever the match
+    # may have been seen before it was played (a re-seat, a requeue, a retry).
     seed = models.BigIntegerField()
+    # The seed its deals followed from, published once its results are (the whole deal set
+    # played, or void): what `cucumbers` reproduces the games from. Empty until then.
+    deal_seed = models.BigIntegerField(null=True, blank=True, editable=False)
     games_planned = models.PositiveSmallIntegerField()
     duplicate = models.BooleanField(
         default=False,
@@ -118,19 +129,35 @@ class Match(models.Model):
         return match_url(self.pk)
 
     @property
-    def deal_set_pending(self) -> bool:
-        """Whether another rotation of this match's deals is still to be played: until
-        then its replays and its bots' output stay private (a public replay would tell an
-        author the cards of a rotation still to come)."""
-        if self.deal_set is None:
+    def results_public(self) -> bool:
+        """Whether its results, replays and seed may be shown (to each viewer as
+        ``privacy.py`` says): once it is finished, or failed (a void deal set's rotations
+        included: their seed is never played again). A held rotation's are nobody's
+        (its owner's own output and tracebacks excepted)."""
+        if self.status not in (MatchStatus.FINISHED, MatchStatus.FAILED):
             return False
-        return (
+        # A set's rotations are finished or void together; one recorded before sets were
+        # rated whole may still have rotations to play: it waits for them.
+        return self.deal_set is None or not (
+            Match.objects.filter(
+                deal_set=self.deal_set,
+                status__in=(MatchStatus.QUEUED, MatchStatus.RUNNING, MatchStatus.HELD),
+            ).exists()
+        )
+
+    def rotations_to_play(self) -> list[int]:
+        """The other rotations of its deal set still to be played (queued or running): a
+        held rotation's results wait for them."""
+        if self.deal_set is None:
+            return []
+        pending = (
             Match.objects.filter(
                 deal_set=self.deal_set, status__in=(MatchStatus.QUEUED, MatchStatus.RUNNING)
             )
             .exclude(pk=self.pk)
-            .exists()
+            .order_by("pk")
         )
+        return list(pending.values_list("pk", flat=True))
 
 
 class Participant(models.Model):

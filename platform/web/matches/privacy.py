@@ -6,10 +6,13 @@ same rule on the match page, in the API and in the replays served from either: t
 an owner reads has their bots' per-move lines and tracebacks merged in
 (``cucumbers.move_facts.with_private``), the stored one never holds them.
 
-A rotation of a deal set (duplicate deals, one match per seat rotation) shows no replay,
-no output and no fault detail to anyone until every rotation of its deals is played
-(:attr:`~web.matches.models.Match.deal_set_pending`): the cards of a rotation still to
-come must not be readable by an author who could upload a version that knows them."""
+No deal is knowable before it is played: a match's seed, its games' seeds, its replays,
+placements, scores and rating changes are shown only once its results are public
+(:attr:`~web.matches.models.Match.results_public`: finished, or failed, which for a deal set
+means the whole set). A held rotation of a deal set (played, its set not yet) shows nobody
+anything of its games but its own bots' words to their owners and staff (what a bot printed,
+its faults and tracebacks): they reveal nothing that the frozen bots of the rotations still
+to come could use, and an author waits for nothing to see why a bot crashed."""
 
 from __future__ import annotations
 
@@ -18,22 +21,43 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.utils.text import get_text_list
 
 from cucumbers.match import GameOutcome
 from cucumbers.move_facts import moment, with_private
 from cucumbers.move_output import MoveOutput
 from cucumbers.replay import dumps_replay, gzip_bytes
 
-from .models import MatchGame, Participant
+from .models import Match, MatchGame, MatchStatus, Participant
 from .replays import read_move_output, read_outputs, read_replay, read_replay_bytes
 
 #: What others read in place of a fault's detail.
 WITHHELD = "details are shown to the bot's owner"
-#: Why a rotation's replays are not shown yet.
+#: Why a rotation's replays are not shown yet (and an API error's text).
 HELD_MESSAGE = (
-    "This match plays one seat rotation of a set of duplicate deals: its replays and the"
-    " bots' output are held until every rotation of those deals is played."
+    "This match plays one seat rotation of a set of duplicate deals: its results, replays"
+    " and seed are held until every rotation of those deals is played."
 )
+
+
+def held_message(match: Match) -> str:
+    """Why ``match``'s results are not shown, and until when; empty when they are."""
+    if match.results_public:
+        return ""
+    if match.status in (MatchStatus.QUEUED, MatchStatus.RUNNING):
+        return ""  # nothing to show yet: the page says it waits or plays
+    pending = [f"#{pk}" for pk in match.rotations_to_play()]
+    until = (
+        f"until match{'es' if len(pending) > 1 else ''} {get_text_list(pending, 'and')}"
+        f" {'are' if len(pending) > 1 else 'is'} played"
+        if pending
+        else "until its deal set is complete"
+    )
+    return (
+        f"Played. This match is one seat rotation of a set of duplicate deals, rated as one:"
+        f" its results, replays and seed are held {until}, so that no bot still to play"
+        f" these deals can learn them."
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,9 +75,16 @@ class Sight:
 NOBODY = Sight(False, frozenset())
 
 
-def sight(user: AbstractBaseUser | AnonymousUser, participants: Sequence[Participant]) -> Sight:
-    """What ``user`` may read of the match of ``participants``."""
-    if user.is_authenticated and getattr(user, "is_staff", False):
+def sight(
+    user: AbstractBaseUser | AnonymousUser,
+    participants: Sequence[Participant],
+    *,
+    public: bool = True,
+) -> Sight:
+    """What ``user`` may read of the match of ``participants``; of a match whose results
+    are not ``public`` (a held rotation), staff read no more than anyone: only their own
+    bots' words (a bot can write the cards it saw into its exception)."""
+    if public and user.is_authenticated and getattr(user, "is_staff", False):
         return Sight(True, frozenset())
     if not user.is_authenticated:
         return Sight(False, frozenset())
@@ -98,6 +129,12 @@ def faults_seen(game: MatchGame, seen: Sight) -> list[dict[str, Any]]:
         else {k: v for k, v in fault.items() if k not in PRIVATE_FAULT_KEYS} | {"detail": WITHHELD}
         for fault in game.faults
     ]
+
+
+def own_faults_seen(game: MatchGame, seen: Sight) -> list[dict[str, Any]]:
+    """A held rotation's game: only the faults of the viewer's own bots (in full), nothing
+    of anyone else's."""
+    return [fault for fault in game.faults if seen.sees(fault["participant"])]
 
 
 def outputs_seen(game: MatchGame, seen: Sight) -> dict[int, str]:

@@ -16,6 +16,8 @@ from types import TracebackType
 from typing import Any
 
 from django.core.files.base import ContentFile
+from django.db import transaction
+from django.db.models import QuerySet
 
 from cucumbers.move_facts import public_replay
 from cucumbers.move_output import MoveOutput
@@ -123,3 +125,16 @@ def read_replay(game: MatchGame) -> dict[str, Any]:
     """A game's replay as a JSON object."""
     data = read_replay_bytes(game)
     return loads_replay(gzip.decompress(data), f"replay of {game}")
+
+
+def delete_files_on_commit(games: QuerySet[MatchGame]) -> None:
+    """Delete the stored files of ``games`` (replays and private outputs) once the current
+    transaction commits: their rows are being deleted in it (a requeued void set)."""
+    names = [name for pair in games.values_list("replay", "outputs") for name in pair if name]
+
+    def remove() -> None:
+        storage = replay_storage()
+        for name in names:
+            storage.delete(name)
+
+    transaction.on_commit(remove, robust=True)

@@ -24,10 +24,11 @@ from .list_rows import match_rows
 from .models import Match, MatchGame, MatchStatus, Participant
 from .privacy import (
     HELD_MESSAGE,
-    NOBODY,
     fault_moment,
     faults_seen,
+    held_message,
     outputs_seen,
+    own_faults_seen,
     replay_bytes_seen,
     sight,
 )
@@ -104,12 +105,15 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
     match = get_object_or_404(visible_matches(request.user), pk=match_id)
     participants = list(match.participants.select_related("bot__owner", "version"))
     names = {p.index: p.name for p in participants}
-    held = match.deal_set_pending
-    seen = NOBODY if held else sight(request.user, participants)
+    public = match.results_public
+    seen = sight(request.user, participants, public=public)
+    # Held (its deal set still being played): nobody sees a placement, a seed, a replay
+    # or another bot's fault; owners see their own bots' words at once.
+    shown_faults = faults_seen if public else own_faults_seen
     games = [
         (
             game,
-            [names.get(index, "?") for index in game.placement],
+            [names.get(index, "?") for index in game.placement] if public else [],
             [
                 {
                     **fault,
@@ -119,15 +123,17 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
                     if "traceback" in fault
                     else "",
                 }
-                for fault in faults_seen(game, seen)
+                for fault in shown_faults(game, seen)
             ],
             [(names.get(index, "?"), text) for index, text in outputs_seen(game, seen).items()],
         )
         for game in match.games.all()
     ]
     context = {"match": match, "participants": participants, "games": games, "names": names}
-    context["held"] = HELD_MESSAGE if held else ""
-    context["elo_moved"] = any(p.rating_change is not None for p in participants)
+    context["public"] = public
+    context["mine"] = seen.everything or bool(seen.own)
+    context["held"] = held_message(match)
+    context["elo_moved"] = public and any(p.rating_change is not None for p in participants)
     context["elo"] = elo_settings()
     if match.deal_set is not None:
         context["rotations"] = Match.objects.filter(deal_set=match.deal_set).order_by("rotation")
@@ -135,7 +141,7 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
     # Its owner (or staff) may ask for a move review of a bot's decisions (web/reviews).
     context["reviewable"] = (
         [p for p in participants if seen.sees(p.index)]
-        if match.status == MatchStatus.FINISHED and any(g[0].replay for g in games)
+        if public and match.status == MatchStatus.FINISHED and any(g[0].replay for g in games)
         else []
     )
     return render(request, "matches/detail.html", context)
@@ -144,7 +150,7 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
 def replay_download(request: HttpRequest, match_id: int, number: int) -> HttpResponse:
     match = get_object_or_404(visible_matches(request.user), pk=match_id)
     game = get_object_or_404(MatchGame, match=match, number=number)
-    if match.deal_set_pending:
+    if not match.results_public:
         raise PermissionDenied(HELD_MESSAGE)
     seen = sight(request.user, list(match.participants.select_related("bot")))
     data = replay_bytes_seen(game, seen)

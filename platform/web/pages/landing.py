@@ -77,7 +77,7 @@ def featured_game() -> MatchGame | None:
     recent = Match.objects.filter(pk__in=ids).annotate(strength=Avg("participants__rating_before"))
     ranked = sorted(recent, key=lambda m: m.strength or 0, reverse=True)
     for match in ranked:
-        if match.deal_set_pending:
+        if not match.results_public:
             continue
         game = match.games.exclude(replay="").order_by("number").first()
         if game is not None:

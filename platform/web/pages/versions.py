@@ -17,6 +17,7 @@ from django.db import transaction
 from django.db.models import Avg, Count, Sum
 
 from web.bots.models import Bot, BotVersion, VersionStatus
+from web.bots.signals import active_version_changed
 from web.matches.models import MatchStatus, Participant, RatingChange
 
 #: Versions the owner may make active.
@@ -93,4 +94,5 @@ def activate(bot: Bot, number: int) -> BotVersion:
             locked.active_version = version
             locked.games_since_version = RatingChange.objects.filter(version=version).count()
             locked.save(update_fields=["active_version", "games_since_version"])
+            active_version_changed.send(sender=Bot, bot=locked)
         return version

@@ -13,12 +13,14 @@ class PipelineConfig(AppConfig):
     verbose_name = "Match pipeline"
 
     def ready(self) -> None:
-        from web.bots.signals import version_submitted
+        from web.bots.signals import active_version_changed, version_submitted
 
         from .kind import register
         from .kinds import POLICIES
+        from .kinds.ladder import on_active_version_changed
         from .kinds.validation import on_version_submitted
 
         for policy in POLICIES:
             register(policy)
         version_submitted.connect(on_version_submitted, dispatch_uid="pipeline.validation")
+        active_version_changed.connect(on_active_version_changed, dispatch_uid="pipeline.ladder")

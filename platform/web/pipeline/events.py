@@ -15,6 +15,7 @@ class MatchEvent(StrEnum):
     QUEUED = "match.queued"
     ISSUED = "match.issued"  # sent (or about to be played in-process) under a new attempt
     STARTED = "match.started"  # a worker began the attempt
+    HELD = "match.held"  # a deal set's rotation recorded, its results held for the set
     FINISHED = "match.finished"
     RETRY = "match.retry"
     FAILED = "match.failed"
@@ -25,6 +26,7 @@ class MatchEvent(StrEnum):
     REQUEUED = "match.requeued"
     RECALLED = "match.recalled"  # its seats changed before it started: sent again
     RESENT = "match.resent"
+    RESEEDED = "match.reseeded"  # dealt afresh: its old deals may have been seen
     UNSENT = "match.unsent"  # the broker did not take it: it stays queued for the reaper
 
 

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from arena.contract import JobLimits, JobSeat, MatchJob, MatchKind
 from cucumbers.loader import BUILTIN_PREFIX
 from cucumbers.runners.base import Limits
+from web.matches.deals import played_seed
 from web.matches.models import Match, Participant
 
 from .kind import policy_for
@@ -31,7 +32,7 @@ def job_for(match: Match, participants: Sequence[Participant], attempt: uuid.UUI
             attempt=attempt,
             kind=kind,
             game=match.game,
-            seed=match.seed,
+            seed=played_seed(match),  # keyed: the stored seed alone tells nothing
             games=match.games_planned,
             limits=JobLimits(
                 move_seconds=limits.move_seconds,

@@ -17,10 +17,23 @@ line in :data:`web.pipeline.kinds.POLICIES`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol
 
 from arena.contract import MatchKind
 from cucumbers.match import GameOutcome
 from web.matches.models import Match, Participant
+
+
+class Placed(Protocol):
+    """A played game as rating reads it: a report's :class:`~cucumbers.match.GameOutcome`,
+    or a game stored earlier (a held rotation of a deal set: ``recording.StoredGame``)."""
+
+    @property
+    def game_number(self) -> int: ...
+
+    def place_of_bot(self, bot: int) -> int:
+        """1-based place of the participant with index ``bot``."""
+        ...
 
 
 class KindPolicy:
@@ -50,6 +63,13 @@ class KindPolicy:
     ) -> None:
         """The match's games and standings are being recorded, inside that transaction
         (the match row locked): what the kind makes of them (ratings, a verdict)."""
+
+    def set_recorded(
+        self, match: Match, participants: Sequence[Participant], games: Sequence[Placed]
+    ) -> None:
+        """A rotation of a deal set whose last rotation is being recorded, inside that
+        transaction (the set's rows locked), rotation by rotation in order: what the kind
+        makes of a set played whole (ratings). A held rotation's games were never rated."""
 
     def ended(self, match_id: int) -> None:
         """The match ended, finished or failed for good, and the transaction that ended it

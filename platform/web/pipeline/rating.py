@@ -14,16 +14,15 @@ from collections.abc import Sequence
 
 from arena import skill
 from arena.rating import rate_series
-from cucumbers.match import GameOutcome
 from web.bots.models import Bot
 from web.elo import elo_settings
 from web.matches.models import Match, Participant, RatingChange
 from web.notifications.notify import first_rating
 
+from .kind import Placed
 
-def rate(
-    match: Match, participants: Sequence[Participant], outcomes: Sequence[GameOutcome]
-) -> None:
+
+def rate(match: Match, participants: Sequence[Participant], outcomes: Sequence[Placed]) -> None:
     """Rate the games in order (``arena.rating.rate_series``); update the bots' ratings and
     tallies and append one history row per bot per game. The caller holds the match lock."""
     ids = sorted({p.bot_id for p in participants if p.bot_id is not None})
@@ -84,7 +83,7 @@ def rate(
     )
 
 
-def _place_among(outcome: GameOutcome, positions: Sequence[int], position: int) -> int:
+def _place_among(outcome: Placed, positions: Sequence[int], position: int) -> int:
     """The place of bot ``position`` among the rated bots only (1 = best)."""
     mine = outcome.place_of_bot(position)
     return 1 + sum(outcome.place_of_bot(other) < mine for other in positions)

@@ -3,6 +3,14 @@ placements and faults, then the move to ``finished``
 (:func:`web.pipeline.transitions.finish`, where its kind decides what follows: ratings for
 a rated match, the verdict of a validation).
 
+A rotation of a deal set is worth something only with the rest of its set: while other
+rotations are still to be played, its games are stored and it is ``held``
+(:func:`~web.pipeline.transitions.hold`: no standing, no rating, nothing shown); the set's
+last report writes every rotation's standings and ratings, in rotation order, and finishes
+them all at once (:func:`~web.pipeline.transitions.finish_rotation`). The set's rows are
+locked in id order by every recording of it, so two of its reports never both think they
+are the last.
+
 Exactly once: the transaction locks the match row and records only while the match is
 still waiting for the attempt named by the report (``running``, or still ``queued`` when the
 report overtook its ``started`` message). Any other report (a worker that was presumed dead
@@ -15,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from time import perf_counter
+from typing import Any
 
 from django.db import transaction
 
@@ -25,7 +34,7 @@ from web.matches.privacy import fault_rows
 from web.matches.replays import StoredFiles
 
 from . import retirement
-from .transitions import finish
+from .transitions import finish, finish_rotation, hold
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,22 +47,50 @@ class Standing:
     faults: int
 
 
-def standings(outcomes: Sequence[GameOutcome], entrants: int) -> list[Standing]:
+@dataclass(frozen=True, slots=True)
+class StoredGame:
+    """A game as its row keeps it (``MatchGame``): what standings and ratings read of it,
+    by participant index. A report's games are read the same way (:meth:`of_outcome`), so
+    a held rotation, rated when its set is whole, counts exactly as it would have."""
+
+    game_number: int
+    placement: tuple[int, ...]  # participant indexes, best first
+    faulted: tuple[int, ...]  # the participant of each fault
+
+    def place_of_bot(self, bot: int) -> int:
+        """1-based place of the participant with index ``bot``."""
+        return self.placement.index(bot) + 1
+
+    @classmethod
+    def of_outcome(cls, outcome: GameOutcome) -> StoredGame:
+        return cls(
+            outcome.game_number,
+            tuple(outcome.bots[seat] for seat in outcome.placement),
+            tuple(outcome.bots[fault.seat] for fault in outcome.faults),
+        )
+
+    @classmethod
+    def of_row(cls, number: int, placement: list[int], faults: list[dict[str, Any]]) -> StoredGame:
+        return cls(number, tuple(placement), tuple(int(f["participant"]) for f in faults))
+
+
+def standings(played: Sequence[StoredGame | GameOutcome], entrants: int) -> list[Standing]:
     """Each entrant's standing: mean place over the games (1 = best), ranked with ties
     sharing a placement (1, 1, 3...)."""
-    if not outcomes:
+    games = [g if isinstance(g, StoredGame) else StoredGame.of_outcome(g) for g in played]
+    if not games:
         raise ValueError("a match has at least one game")
     places = [0.0] * entrants
     wins = [0] * entrants
     faults = [0] * entrants
-    for outcome in outcomes:
+    for game in games:
         for bot in range(entrants):
-            place = outcome.place_of_bot(bot)
+            place = game.place_of_bot(bot)
             places[bot] += place
             wins[bot] += place == 1
-        for fault in outcome.faults:
-            faults[outcome.bots[fault.seat]] += 1
-    means = [total / len(outcomes) for total in places]
+        for participant in game.faulted:
+            faults[participant] += 1
+    means = [total / len(games) for total in places]
     return [
         Standing(1 + sum(other < mean for other in means), mean, wins[bot], faults[bot])
         for bot, mean in enumerate(means)
@@ -102,10 +139,10 @@ def record_report(report: MatchReport, host: str | None = None) -> Recorded:
     """Record a played report (checked against its job beforehand), unless the match is no
     longer held by its attempt, or the attempt by ``host`` (the arena host that signed the
     report; None in-process): a report that overtook its ``started`` binds the attempt to
-    its signer."""
+    its signer. A deal set's rotation is held until its set's last report."""
     outcomes = report.outcomes()
     with StoredFiles() as files, transaction.atomic():
-        match = Match.objects.select_for_update().get(pk=report.match)
+        match, rotations = _lock(report.match)
         waiting = match.status in (MatchStatus.QUEUED, MatchStatus.RUNNING)
         if not waiting or match.attempt != report.attempt:
             return Recorded(False, match.status)
@@ -119,19 +156,69 @@ def record_report(report: MatchReport, host: str | None = None) -> Recorded:
         store_games(match, outcomes, files)
         storage = perf_counter() - started
         started = perf_counter()
-        for entrant, standing in zip(
-            participants, standings(outcomes, len(participants)), strict=True
-        ):
-            entrant.placement = standing.placement
-            entrant.mean_place = standing.mean_place
-            entrant.wins = standing.wins
-            entrant.faults = standing.faults
-        finish(match, participants, outcomes, sandbox=report.sandbox, worker=report.worker)
-        Participant.objects.bulk_update(
-            participants,
-            ["placement", "mean_place", "wins", "faults", "rating_before", "rating_after"],
-        )
-        retirement.review(match, participants)  # a version past its fault limit stops playing
+        games = [StoredGame.of_outcome(outcome) for outcome in outcomes]
+        if match.deal_set is None:
+            _stand(participants, games)
+            finish(match, participants, outcomes, sandbox=report.sandbox, worker=report.worker)
+            _save_standings(participants)
+            retirement.review(match, participants)  # a version past its fault limit stops
+        elif any(r.status in (MatchStatus.QUEUED, MatchStatus.RUNNING) for r in rotations):
+            hold(match, sandbox=report.sandbox, worker=report.worker)
+        else:
+            _finish_set(match, participants, games, rotations, report)
     return Recorded(
         True, match.status, storage_seconds=storage, transaction_seconds=perf_counter() - started
+    )
+
+
+def _lock(match_id: int) -> tuple[Match, list[Match]]:
+    """The match's row locked and, for a rotation of a deal set, its set's other rows too,
+    all in id order (every recording of the set takes them in the same order)."""
+    deal_set = Match.objects.filter(pk=match_id).values_list("deal_set", flat=True).first()
+    if deal_set is None:
+        return Match.objects.select_for_update().get(pk=match_id), []
+    rows = list(Match.objects.select_for_update().filter(deal_set=deal_set).order_by("pk"))
+    match = next(row for row in rows if row.pk == match_id)
+    return match, [row for row in rows if row.pk != match_id]
+
+
+def _finish_set(
+    match: Match,
+    participants: list[Participant],
+    games: list[StoredGame],
+    rotations: list[Match],
+    report: MatchReport,
+) -> None:
+    """The set's last report: every held rotation and this one, in rotation order, get
+    their standings and what their kind makes of them (ratings), and are finished."""
+    played = [r for r in rotations if r.status == MatchStatus.HELD] + [match]
+    for rotation in sorted(played, key=lambda r: (r.rotation or 0, r.pk)):
+        if rotation.pk == match.pk:
+            _stand(participants, games)
+            finish_rotation(
+                match, participants, games, sandbox=report.sandbox, worker=report.worker
+            )
+            entrants = participants
+        else:
+            entrants = list(rotation.participants.order_by("index"))
+            rows = rotation.games.order_by("number").values_list("number", "placement", "faults")
+            stored = [StoredGame.of_row(*row) for row in rows]
+            _stand(entrants, stored)
+            finish_rotation(rotation, entrants, stored)
+        _save_standings(entrants)
+        retirement.review(rotation, entrants)
+
+
+def _stand(participants: Sequence[Participant], games: Sequence[StoredGame]) -> None:
+    for entrant, standing in zip(participants, standings(games, len(participants)), strict=True):
+        entrant.placement = standing.placement
+        entrant.mean_place = standing.mean_place
+        entrant.wins = standing.wins
+        entrant.faults = standing.faults
+
+
+def _save_standings(participants: Sequence[Participant]) -> None:
+    Participant.objects.bulk_update(
+        participants,
+        ["placement", "mean_place", "wins", "faults", "rating_before", "rating_after"],
     )

@@ -132,8 +132,9 @@ def receive_report(report: MatchReport, host: str | None = None) -> RunReport:
             MatchEvent.DISCARDED, match=report.match, status=recorded.status, worker=report.worker
         )
         return RunReport(RunResult.SKIPPED, timings=timings)
+    held = recorded.status == MatchStatus.HELD
     log_event(
-        MatchEvent.FINISHED,
+        MatchEvent.HELD if held else MatchEvent.FINISHED,
         match=report.match,
         games=len(report.games),
         seats=len(report.games[0].bots),
@@ -142,7 +143,7 @@ def receive_report(report: MatchReport, host: str | None = None) -> RunReport:
         host=host or "",
         **{f"t_{name}": seconds for name, seconds in timings.items()},
     )
-    return RunReport(RunResult.FINISHED, timings=timings)
+    return RunReport(RunResult.HELD if held else RunResult.FINISHED, timings=timings)
 
 
 def _refused(report: MatchReport, host: str | None, reason: str) -> RunReport:

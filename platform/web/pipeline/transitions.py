@@ -3,10 +3,20 @@
 the admin all move a match through these functions (see docs/arena.md, "A match's life")::
 
     queued ──issue──▶ queued+sent ──start──▶ running ──finish──▶ finished
-       ▲                   │                    │
+       ▲                   │                    │ ╲
+       │                   │                    │  hold ──▶ held ──finish_rotation──▶ finished
        └────── release ────┴─────── release ────┤   (an infrastructure error, a lost worker)
     failed ◀───────────── fail ─────────────────┘   (the attempt cap, an unplayable match)
     failed ──requeue──▶ queued                      (staff)
+
+A deal set (one match per seat rotation of the same deals) moves as one: a rotation whose
+set still has rotations to play is ``held`` when recorded, and the set's last report moves
+every rotation to ``finished`` together (ratings applied then, in rotation order); a
+rotation that fails makes the whole set void (every rotation not finished fails with it).
+Whenever a match may have been seen before it was played (a retry, a re-seat, a requeue)
+it gets a fresh seed (:func:`reseed`), its whole set with it while no other rotation of the
+set has begun; a set that has begun keeps its seed, which only its frozen bots and the arena
+host have seen.
 
 Each move is a conditional UPDATE on the match row (or runs under its row lock), so two
 parties (a report and the reaper, two reports) can never both make it. Each move's side
@@ -38,10 +48,12 @@ from django.db.models.expressions import CombinedExpression
 from django.utils import timezone
 
 from cucumbers.match import GameOutcome
-from web.matches.models import Match, MatchStatus, Participant
+from web.matches.deals import fresh_seed, keyed_seed
+from web.matches.models import Match, MatchGame, MatchStatus, Participant
+from web.matches.replays import delete_files_on_commit
 
 from .events import MatchEvent, log_event
-from .kind import policy_for
+from .kind import Placed, policy_for
 
 logger = logging.getLogger(__name__)
 
@@ -51,6 +63,7 @@ MAX_RETRY_SECONDS = 600
 
 class RunResult(StrEnum):
     FINISHED = "finished"
+    HELD = "held"  # recorded: a rotation whose deal set's other rotations are still to play
     FAILED = "failed"
     RETRY = "retry"  # an infrastructure error: sent again after ``delay``
     SKIPPED = "skipped"  # nothing to do: finished, failed, or not this attempt's to record
@@ -209,8 +222,32 @@ def release(
         )
     )
     if released:
+        # Its deals were dealt to the attempt that failed: the next one deals new ones.
+        reseed(match_id)
         policy_for(_kind_of(match_id)).waiting(match_id)
     return released
+
+
+def reseed(match_id: int) -> bool:
+    """Give a queued match a fresh seed (its deals owe nothing to the old one), with every
+    rotation of its deal set while none of them has begun: their attempts not yet started
+    are taken back (:func:`recall`), to be sent again by the reaper. A set of which another
+    rotation has begun keeps its seed (a set is one deal): False then."""
+    deal_set = Match.objects.filter(pk=match_id).values_list("deal_set", flat=True).first()
+    with transaction.atomic():
+        # The set's rows in id order, as its recordings lock them.
+        table = Match.objects.select_for_update().order_by("pk")
+        rows = list(table.filter(deal_set=deal_set) if deal_set else table.filter(pk=match_id))
+        if not rows or any(row.status != MatchStatus.QUEUED for row in rows):
+            return False
+        Match.objects.filter(pk__in=[row.pk for row in rows]).update(
+            seed=fresh_seed(), deal_seed=None
+        )
+        for other in rows:
+            if other.pk != match_id and other.sent_at is not None:
+                recall(other.pk)
+    log_event(MatchEvent.RESEEDED, match=match_id, deal_set=deal_set or "")
+    return True
 
 
 def fail(
@@ -234,7 +271,32 @@ def fail(
         kind = _kind_of(match_id)
         policy_for(kind).waiting(match_id)
         _announce_ended(match_id, kind)
+        _void_set_of(match_id, reason)
     return failed
+
+
+def _void_set_of(match_id: int, reason: str) -> None:
+    """A rotation failed: its deal set cannot be played whole, so it is void as a whole:
+    every other rotation not finished fails too, unrated (the held ones keep their games,
+    shown from now on: their seed is never played again, a requeue deals afresh)."""
+    deal_set = Match.objects.filter(pk=match_id).values_list("deal_set", flat=True).first()
+    if deal_set is None:
+        return
+    why = f"its deal set is void: match #{match_id} failed ({reason})"[:2000]
+    others = Match.objects.filter(
+        deal_set=deal_set, status__in=(MatchStatus.QUEUED, MatchStatus.RUNNING, MatchStatus.HELD)
+    ).exclude(pk=match_id)
+    for other in others.order_by("pk"):
+        voided = Match.objects.filter(pk=other.pk, status=other.status).update(
+            status=MatchStatus.FAILED,
+            failure_reason=why,
+            finished_at=other.finished_at or timezone.now(),
+            deal_seed=keyed_seed(other.seed) if other.status == MatchStatus.HELD else None,
+        )
+        if voided:
+            log_event(MatchEvent.FAILED, match=other.pk, reason=why)
+            policy_for(other.kind).waiting(other.pk)
+            _announce_ended(other.pk, other.kind)
 
 
 def finish(
@@ -254,33 +316,121 @@ def finish(
     match.sandbox = sandbox
     match.worker = worker
     match.failure_reason = ""
-    fields = ["status", "finished_at", "sandbox", "worker", "failure_reason", "arena_host"]
+    match.deal_seed = _published(match)
+    fields = [
+        "status",
+        "finished_at",
+        "sandbox",
+        "worker",
+        "failure_reason",
+        "arena_host",
+        "deal_seed",
+    ]
     match.save(update_fields=fields)
     _announce_ended(match.pk, match.kind)
 
 
+def hold(match: Match, *, sandbox: str, worker: str) -> None:
+    """Inside the recording transaction, the deal set's rows locked, its games saved: a
+    rotation whose set still has rotations to play is played; what it is worth waits for
+    them (``held``: its results, replays and seed shown to nobody)."""
+    match.status = MatchStatus.HELD
+    match.finished_at = timezone.now()
+    match.sandbox = sandbox
+    match.worker = worker
+    match.failure_reason = ""
+    fields = ["status", "finished_at", "sandbox", "worker", "failure_reason", "arena_host"]
+    match.save(update_fields=fields)
+
+
+def finish_rotation(
+    match: Match,
+    participants: Sequence[Participant],
+    games: Sequence[Placed],
+    *,
+    sandbox: str | None = None,
+    worker: str | None = None,
+) -> None:
+    """Inside the recording transaction of a deal set's last rotation (the set's rows
+    locked), for each rotation in order, its standings saved: what its kind makes of a set
+    played whole (ratings), then ``finished``, its seed published. ``sandbox`` and
+    ``worker``: the last rotation's own (a held rotation has its)."""
+    policy_for(match.kind).set_recorded(match, participants, games)
+    match.status = MatchStatus.FINISHED
+    match.deal_seed = _published(match)
+    match.failure_reason = ""
+    fields = ["status", "finished_at", "deal_seed", "failure_reason"]
+    if match.finished_at is None or sandbox is not None:
+        match.finished_at = timezone.now()
+    if sandbox is not None and worker is not None:
+        match.sandbox, match.worker = sandbox, worker
+        fields += ["sandbox", "worker", "arena_host"]
+    match.save(update_fields=fields)
+    _announce_ended(match.pk, match.kind)
+
+
+def _published(match: Match) -> int:
+    """The seed a played match's deals followed from, to be shown from now on."""
+    return match.deal_seed if match.deal_seed is not None else keyed_seed(match.seed)
+
+
 def requeue(match_ids: Sequence[int]) -> list[int]:
-    """Queue failed matches again (staff), with their attempts counted afresh; the ids of
-    those that were. The caller sends them (after its transaction commits)."""
+    """Queue failed matches again (staff), with their attempts counted afresh and a fresh
+    seed (the failed attempts' deals may have been seen); a rotation of a void deal set
+    takes its whole set with it, every rotation dealt the same new seed and the games of
+    its void rotations deleted. The ids of those queued again; the caller sends them
+    (after its transaction commits)."""
     with transaction.atomic():
-        failed = list(
-            Match.objects.select_for_update()
-            .filter(pk__in=match_ids, status=MatchStatus.FAILED)
-            .values_list("pk", flat=True)
-        )
-        Match.objects.filter(pk__in=failed).update(
-            status=MatchStatus.QUEUED,
-            failure_reason="",
-            started_at=None,
-            finished_at=None,
-            attempts=0,
-            attempt=None,
-            sent_at=None,
-            retry_at=None,
-        )
-    for match_id in failed:
+        chosen = list(Match.objects.filter(pk__in=match_ids, status=MatchStatus.FAILED))
+        groups: dict[object, list[int]] = {}
+        for match in chosen:
+            if match.deal_set is None:
+                groups[match.pk] = [match.pk]
+            elif match.deal_set not in groups:
+                rotations = Match.objects.filter(deal_set=match.deal_set).order_by("pk")
+                statuses = set(rotations.values_list("status", flat=True))
+                if statuses == {MatchStatus.FAILED}:  # a set finished in part stays as it is
+                    groups[match.deal_set] = list(rotations.values_list("pk", flat=True))
+        requeued: list[int] = []
+        for ids in groups.values():
+            locked = list(
+                Match.objects.select_for_update()
+                .filter(pk__in=ids, status=MatchStatus.FAILED)
+                .order_by("pk")
+                .values_list("pk", flat=True)
+            )
+            if len(locked) != len(ids):
+                continue  # moved meanwhile
+            games = MatchGame.objects.filter(match_id__in=ids)
+            delete_files_on_commit(games)
+            games.delete()
+            Participant.objects.filter(match_id__in=ids).update(
+                placement=None,
+                mean_place=None,
+                wins=0,
+                faults=0,
+                rating_before=None,
+                rating_after=None,
+            )
+            Match.objects.filter(pk__in=ids).update(
+                status=MatchStatus.QUEUED,
+                failure_reason="",
+                started_at=None,
+                finished_at=None,
+                attempts=0,
+                attempt=None,
+                sent_at=None,
+                retry_at=None,
+                seed=fresh_seed(),
+                deal_seed=None,
+                sandbox="",
+                worker="",
+                arena_host="",
+            )
+            requeued += ids
+    for match_id in requeued:
         log_event(MatchEvent.REQUEUED, match=match_id, by="staff")
-    return failed
+    return requeued
 
 
 def _announce_ended(match_id: int, kind: str) -> None:

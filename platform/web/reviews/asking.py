@@ -44,13 +44,15 @@ def may_review(user: User, match: Match, participant: int) -> None:
         raise ReviewError(
             Problem.FOREIGN_BOT, "You can ask for reviews of your own bots' decisions only."
         )
-    if match.status != MatchStatus.FINISHED:
-        raise ReviewError(Problem.NOT_REVIEWABLE, "The match is not finished yet.")
-    if match.deal_set_pending:
+    if match.status == MatchStatus.HELD or (
+        match.status == MatchStatus.FINISHED and not match.results_public
+    ):
         raise ReviewError(
             Problem.NOT_REVIEWABLE,
             "Its replays are held until every rotation of its deals is played.",
         )
+    if match.status != MatchStatus.FINISHED:
+        raise ReviewError(Problem.NOT_REVIEWABLE, "The match is not finished yet.")
     if not match.games.exclude(replay="").exists():
         raise ReviewError(Problem.NOT_REVIEWABLE, "The match has no replay to review.")
 

@@ -137,7 +137,10 @@ def standings(tournament: Tournament) -> Standings:
         for b in ids
         if a != b and (ahead[(a, b)] or ahead[(b, a)])
     }
-    return Standings(ranked, head_to_head, len(finished), tables)
+    # Played counts the held rotations too (progress, no result): their standings wait for
+    # their whole deal set, and only finished matches are in the table above.
+    played = sum(t.match.status in (MatchStatus.FINISHED, MatchStatus.HELD) for t in tables)
+    return Standings(ranked, head_to_head, played, tables)
 
 
 def _summarise(row: Standing) -> None:

@@ -77,7 +77,10 @@ def platform_env(url: str = REDIS_URL, **extra: str) -> dict[str, str]:
     env.update(
         DJANGO_SETTINGS_MODULE="web.settings",
         DEBUG="0",
-        SECRET_KEY="worker-test-secret",
+        # One platform, one secret: the deals are keyed with it (DEAL_KEY), and a report
+        # is checked against the job as the test process sent it.
+        SECRET_KEY=settings.SECRET_KEY,
+        DEAL_KEY=settings.DEAL_KEY,
         DATABASE_URL=(
             f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
         ),

@@ -127,18 +127,47 @@ def test_a_retired_versions_queued_matches_are_re_seated_with_the_new_one() -> N
 
 
 @pytest.mark.django_db
-def test_a_deal_set_already_started_is_dropped_not_re_seated() -> None:
+def test_a_deal_set_already_begun_plays_on_with_the_versions_it_was_created_with() -> None:
     bots = ladder_bots(2)
     established(bots)
     rotations = create_deal_set("five-cucumbers", MatchKind.LADDER, bots, rated=True)
+    seed = Match.objects.get(pk=rotations[1].pk).seed
     started_attempt(rotations[0].pk)  # rotation 0 plays with the old version's seat
     mine = Bot.objects.get(pk=bots[0].pk)
+    old = mine.active_version
+    assert old is not None
     promote(mine, VersionFactory(bot=mine, number=2))
-    # The set's seats are frozen by its started rotation: the rest is dropped, unrated.
-    assert ladder.reseat_retired(mine) == ([], [])  # nothing left to do a second time
+    # The set is frozen by its begun rotation: neither re-seated nor dropped (dropping the
+    # rest would leave a lucky first rotation counted alone).
+    assert ladder.reseat_retired(mine) == ([], [])
     rest = Match.objects.get(pk=rotations[1].pk)
-    assert rest.status == MatchStatus.FAILED and "changed versions" in rest.failure_reason
+    assert (rest.status, rest.seed) == (MatchStatus.QUEUED, seed)
+    assert rest.participants.get(bot=mine).version_id == old.pk
+    job = issue_job(rest.pk)
+    assert isinstance(job, MatchJob), job
+    assert job.seats[rest.participants.get(bot=mine).index].version == old.number
     assert Match.objects.get(pk=rotations[0].pk).status == MatchStatus.RUNNING
+
+
+@pytest.mark.django_db
+def test_a_deal_set_not_begun_is_re_seated_whole_with_fresh_seeds() -> None:
+    bots = ladder_bots(2)
+    established(bots)
+    rotations = create_deal_set("five-cucumbers", MatchKind.LADDER, bots, rated=True)
+    before = {m.pk: m.seed for m in Match.objects.filter(pk__in=[r.pk for r in rotations])}
+    sent = issue_job(rotations[0].pk)  # on the broker: its seed may have been read
+    assert isinstance(sent, MatchJob)
+    mine = Bot.objects.get(pk=bots[0].pk)
+    new = VersionFactory(bot=mine, number=2)
+    promote(mine, new)
+    after = list(Match.objects.filter(pk__in=before).order_by("pk"))
+    assert {m.status for m in after} == {MatchStatus.QUEUED}
+    assert all(m.participants.get(bot=mine).version_id == new.pk for m in after)
+    # One new seed for the whole set (a set is one deal), owing nothing to the old one.
+    assert len({m.seed for m in after}) == 1
+    assert not {m.seed for m in after} & set(before.values())
+    again = issue_job(after[0].pk)
+    assert isinstance(again, MatchJob) and again.seed != sent.seed
 
 
 @pytest.mark.django_db

@@ -148,7 +148,7 @@ def test_the_whole_traceback_and_each_moves_lines_are_the_owners_with_a_link_for
     assert "my secret plan" not in json.dumps(stored)
 
 
-def test_a_rotations_replays_and_output_are_held_until_its_whole_deal_set_is_played(
+def test_a_rotations_results_and_cards_are_held_until_its_whole_deal_set_is_played(
     user: User, staff: User, settings: object
 ) -> None:
     from web.matches.privacy import HELD_MESSAGE
@@ -156,36 +156,54 @@ def test_a_rotations_replays_and_output_are_held_until_its_whole_deal_set_is_pla
 
     settings.MATCH_GAMES = 2  # type: ignore[attr-defined]
     chatty = with_source(active_bot(owner=user, name="chatty"), CHATTY)
-    crasher = with_source(active_bot(owner=UserFactory(username="bob"), name="boom"), CRASHER)
+    bob = UserFactory(username="bob")
+    crasher = with_source(active_bot(owner=bob, name="boom"), CRASHER)
     first, second = create_deal_set(
         "five-cucumbers", MatchKind.LADDER, [chatty, crasher], rated=True, send=False
     )
-    assert running.run_match(first.pk, SandboxKind.PROCESS).result is running.RunResult.FINISHED
-    # The first rotation is played: its results are public, its cards not yet, for anyone.
-    for client in (Client(), logged_in(user), logged_in(staff)):
+    assert running.run_match(first.pk, SandboxKind.PROCESS).result is running.RunResult.HELD
+    until = f"held until match #{second.pk} is played"
+    # The first rotation is played: nothing of it is anyone's yet (no placement, seed,
+    # replay or other bot's words, staff included), but each owner reads their own bot's.
+    own_words = {None: set(), user: {"my secret plan"}, bob: {"the secret of my crash"}}
+    own_words[staff] = set()
+    for who, mine in own_words.items():
+        client = Client() if who is None else logged_in(who)
         page = client.get(first.get_absolute_url())
         text = page.content.decode()
-        assert page.status_code == 200 and html.escape(HELD_MESSAGE) in text
-        assert "data-replay-viewer" not in text and "my secret plan" not in text
-        assert "the secret of my crash" not in text and "explode" not in text
+        assert page.status_code == 200 and until in text, text
+        assert "data-replay-viewer" not in text and str(first.seed) not in text
+        for words in ("my secret plan", "the secret of my crash"):
+            assert (words in text) == (words in mine), (who, words)
         assert client.get(f"/matches/{first.pk}/games/1/replay.json.gz").status_code == 403
         api = client.get(f"/api/matches/{first.pk}/games/1/replay/")
         assert (api.status_code, api.json()["code"]) == (403, "replay_held")
+        assert HELD_MESSAGE in api.json()["detail"]
         data = api_match(client, first)
         assert data["replays_held"] is True and data["rotation"] == 0
+        assert data["status"] == "held" and data["seed"] is None
+        assert all(p["placement"] is None for p in data["participants"])  # type: ignore[attr-defined]
+        assert all(p["rating_change"] is None for p in data["participants"])  # type: ignore[attr-defined]
         games = data["games"]
         assert isinstance(games, list) and len(games) == 2
-        assert all(g["replay"] is None and g["outputs"] == {} for g in games)
-        assert any(g["faults"] for g in games)  # the crasher faulted
-        assert all(f["detail"] == WITHHELD for g in games for f in g["faults"])
-        assert all("traceback" not in f for g in games for f in g["faults"])
+        assert all(g["replay"] is None and g["seed"] is None for g in games)
+        assert all(g["placement"] == [] for g in games)
+        said = json.dumps(games)
+        for words in ("my secret plan", "the secret of my crash"):
+            assert (words in said) == (words in mine), (who, words)
+        # Only one's own bot's faults are listed at all.
+        assert any(g["faults"] for g in games) == (who is bob)
+    assert not Bot.objects.get(pk=chatty.pk).rating_changes.exists()
     # The last rotation is played: every rotation shows its replays, and the owner's output.
     assert running.run_match(second.pk, SandboxKind.PROCESS).result is running.RunResult.FINISHED
+    assert Bot.objects.get(pk=chatty.pk).rating_changes.count() == 2 * 2  # both, at once
     for match in (first, second):
         owner = logged_in(user)
         text = owner.get(match.get_absolute_url()).content.decode()
         assert "data-replay-viewer" in text and "my secret plan" in text
-        assert html.escape(HELD_MESSAGE) not in text
+        assert "held until" not in text
+        match.refresh_from_db()
+        assert match.deal_seed is not None and str(match.deal_seed) in text
         assert owner.get(f"/matches/{match.pk}/games/1/replay.json.gz").status_code == 200
         data = api_match(Client(), match)
         assert data["replays_held"] is False

@@ -119,7 +119,7 @@ def test_entries_without_an_active_version_at_the_start_are_dropped_and_too_few_
     assert cancelled.entries.count() == 2 and not Match.objects.exists()
 
 
-def test_beat_starts_what_is_due_and_a_last_failed_match_still_finishes_the_event() -> None:
+def test_beat_starts_what_is_due_and_a_failed_rotation_voids_its_set_and_ends_the_event() -> None:
     tournament = open_tournament(table_size_min=3, table_size_max=3, deals_per_table=1)
     entered(tournament.pk, field_of(3))
     assert advance() == {"started": 0, "finished": 0}  # not due yet
@@ -128,13 +128,15 @@ def test_beat_starts_what_is_due_and_a_last_failed_match_still_finishes_the_even
     assert advance() == {"started": 1, "finished": 0}
     tournament.refresh_from_db()
     assert tournament.status == TournamentStatus.RUNNING
-    *played, last = tournament.tables.all()  # the table's three rotations
-    for table in played:
-        assert fail(table.match_id, "gave up after 3 attempts")
-    tournament.refresh_from_db()
-    assert tournament.status == TournamentStatus.RUNNING
-    # The last match fails for good (the arena gave up): the pipeline's signal ends the event.
-    assert fail(last.match_id, "gave up after 3 attempts")
+    first, *others = tournament.tables.all()  # the table's three rotations: one deal set
+    # One rotation fails for good (the arena gave up): a set counts whole, so the whole
+    # set is void, and the event whose last set it was ends through the pipeline's signal.
+    assert fail(first.match_id, "gave up after 3 attempts")
+    for table in others:
+        voided = Match.objects.get(pk=table.match_id)
+        assert voided.status == MatchStatus.FAILED
+        assert f"its deal set is void: match #{first.match_id} failed" in voided.failure_reason
+        assert not fail(table.match_id, "again")  # nothing left to fail
     tournament.refresh_from_db()
     assert tournament.status == TournamentStatus.FINISHED and tournament.finished_at is not None
     assert advance() == {"started": 0, "finished": 0}
@@ -154,7 +156,9 @@ def test_a_tournament_played_to_the_end_ranks_its_bots_by_strength() -> None:
         enter(owner, tournament.pk, playing_bot(owner, name, source).pk)
     start(tournament.pk, send=False)
     for table in tournament.tables.all():
-        assert run_match(table.match_id, SandboxKind.PROCESS).result is RunResult.FINISHED
+        # A table's last rotation finishes its set: the others are held until then.
+        result = run_match(table.match_id, SandboxKind.PROCESS).result
+        assert result is (RunResult.FINISHED if table.rotation == 2 else RunResult.HELD)
     tournament.refresh_from_db()
     assert tournament.status == TournamentStatus.FINISHED
     table = standings(tournament)
@@ -186,10 +190,15 @@ def test_a_rated_tournament_moves_the_ladder() -> None:
     tournament = open_tournament(table_size_min=3, table_size_max=3, deals_per_table=1, rated=True)
     entered(tournament.pk, field_of(3))
     start(tournament.pk, send=False)
-    tables = list(tournament.tables.all())
+    tables = list(tournament.tables.order_by("rotation"))
     assert len(tables) == 3  # one deal, once per seat rotation: a match each
+    *first, last = tables
+    for table in first:
+        # Held: a set is rated whole, when its last rotation is played.
+        assert run_match(table.match_id, SandboxKind.PROCESS).result is RunResult.HELD
+        assert not RatingChange.objects.exists()
+    assert run_match(last.match_id, SandboxKind.PROCESS).result is RunResult.FINISHED
     for table in tables:
-        assert run_match(table.match_id, SandboxKind.PROCESS).result is RunResult.FINISHED
         assert RatingChange.objects.filter(match_id=table.match_id).count() == 1 * 3
 
 
@@ -202,13 +211,15 @@ def test_a_last_match_the_reaper_fails_ends_the_event_at_once(settings: object) 
     tournament = open_tournament(table_size_min=3, table_size_max=3, deals_per_table=1)
     entered(tournament.pk, field_of(3))
     start(tournament.pk, send=False)
-    *played, last = tournament.tables.all()
-    for table in played:
-        assert fail(table.match_id, "gave up after 3 attempts")
+    *waiting, last = tournament.tables.all()
     long_ago = timezone.now() - timedelta(days=1)
     Match.objects.filter(pk=last.match_id).update(
         status=MatchStatus.RUNNING, attempts=1, started_at=long_ago, sent_at=long_ago
     )
     assert reap_matches()[2] == [last.match_id]
+    # Its set is void with it: the rotations still queued will never be played.
+    assert all(
+        Match.objects.get(pk=table.match_id).status == MatchStatus.FAILED for table in waiting
+    )
     tournament.refresh_from_db()
     assert tournament.status == TournamentStatus.FINISHED and tournament.finished_at is not None

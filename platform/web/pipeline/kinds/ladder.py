@@ -6,6 +6,7 @@ played, its games are rated."""
 from __future__ import annotations
 
 import random
+import uuid
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from datetime import datetime, timedelta
@@ -27,7 +28,7 @@ from web.matches.models import Match, MatchStatus, Participant
 from .. import transitions
 from ..dispatch import send_match_on_commit
 from ..factory import create_deal_set, create_match
-from ..kind import KindPolicy
+from ..kind import KindPolicy, Placed
 from ..rating import rate
 
 
@@ -180,42 +181,76 @@ def queue_debut(bot: Bot, rng: random.Random | None = None, *, send: bool = True
 
 
 def reseat_retired(bot: Bot) -> tuple[list[int], list[int]]:
-    """``bot``'s active version changed (a new one promoted, or it was retired): its
-    queued ladder matches with another version are re-seated with the active one, and
-    sent again under a new attempt (a job already on the broker is then discarded when it
-    reports), unless a rotation of their deal set has started already (its seats are
-    frozen then) or the bot has no active version any more: then they are dropped (failed,
-    unrated, saying why). Inside the caller's transaction. Returns (re-seated, dropped)."""
+    """``bot``'s active version changed (a new one promoted, an older one made active, or
+    it was retired): its queued ladder matches that seat another version are re-seated
+    with the active one and dealt afresh (whoever changed versions may have read what was
+    queued), sent again under new attempts (a job already on the broker is then discarded
+    when it reports); or, when the bot has no active version any more or left the ladder,
+    dropped (failed, unrated, saying why). A deal set counts as one: re-seated or dropped
+    whole, and never touched once any of its rotations has begun: it plays on with the
+    versions it was created with and is rated whole. Inside the caller's transaction.
+    Returns (re-seated, dropped)."""
     stale = Participant.objects.filter(
         bot=bot,
         match__kind=MatchKind.LADDER,
         match__status=MatchStatus.QUEUED,
     ).exclude(version_id=bot.active_version_id)
-    matches = list(
-        Match.objects.select_for_update().filter(pk__in=stale.values("match_id")).order_by("pk")
-    )
+    tables: dict[uuid.UUID | int, list[int]] = {}
+    for match_id, deal_set in (
+        Match.objects.filter(pk__in=stale.values("match_id"))
+        .order_by("pk")
+        .values_list("pk", "deal_set")
+    ):
+        tables.setdefault(deal_set or match_id, []).append(match_id)
     reseated: list[int] = []
     dropped: list[int] = []
-    for match in matches:
-        frozen = match.deal_set is not None and (
-            Match.objects.filter(deal_set=match.deal_set)
-            .exclude(status=MatchStatus.QUEUED)
-            .exists()
-        )
-        if bot.active_version_id is None or not bot.active or frozen:
-            reason = (
-                f"{bot} changed versions before this match was played"
-                if bot.active_version_id is not None
-                else f"{bot} has no active version any more (retired) to play this match"
-            )
-            if transitions.fail(match.pk, reason):
-                dropped.append(match.pk)
+    for table, ids in tables.items():
+        rows = _table_rows(table, ids)
+        if any(row.status != MatchStatus.QUEUED for row in rows):
+            continue  # a set that has begun is frozen: it plays on, rated whole
+        members = [row.pk for row in rows]
+        if bot.active_version_id is None or not bot.active:
+            reason = f"{bot} has no active version any more (retired) to play this match"
+            dropped += [pk for pk in members if transitions.fail(pk, reason)]
             continue
-        Participant.objects.filter(match=match, bot=bot).update(version=bot.active_version_id)
-        if transitions.recall(match.pk):
-            send_match_on_commit(match.pk)
-            reseated.append(match.pk)
+        Participant.objects.filter(match_id__in=members, bot=bot).update(
+            version=bot.active_version_id
+        )
+        for pk in members:
+            transitions.recall(pk)
+        transitions.reseed(members[0])
+        for pk in members:
+            send_match_on_commit(pk)
+        reseated += members
     return reseated, dropped
+
+
+def on_active_version_changed(sender: object, bot: Bot, **kwargs: object) -> None:
+    """:data:`web.bots.signals.active_version_changed`: its owner made another version
+    active; its queued ladder matches follow, as after a promotion (inside that
+    transaction)."""
+    reseat_retired(bot)
+
+
+def _table_rows(table: uuid.UUID | int, ids: list[int]) -> list[Match]:
+    """A table's rows locked in id order: a deal set's every rotation, or one match."""
+    rows = Match.objects.select_for_update().order_by("pk")
+    if isinstance(table, int):
+        return list(rows.filter(pk__in=ids))
+    return list(rows.filter(deal_set=table))
+
+
+def set_has_begun(match: Match) -> bool:
+    """Whether another rotation of ``match``'s deal set has begun (running, played, or
+    over): the set's seats are frozen then."""
+    if match.deal_set is None:
+        return False
+    return (
+        Match.objects.filter(deal_set=match.deal_set)
+        .exclude(pk=match.pk)
+        .exclude(status=MatchStatus.QUEUED)
+        .exists()
+    )
 
 
 def queue_depth(game: str) -> int:
@@ -234,13 +269,18 @@ def top_up(target: int | None = None) -> dict[str, int]:
 
 
 class LadderPolicy(KindPolicy):
-    """Only active versions play; a played ladder match is rated, game by game."""
+    """Only active versions play (a deal set's, as it began); a played ladder match is
+    rated game by game, a deal set when it is whole."""
 
     kind = MatchKind.LADDER
 
     def refusal(self, match: Match, participants: Sequence[Participant]) -> str | None:
         # A version retired since the match was queued never gets a new rated game (its
-        # matches are re-seated when it is retired: this catches what slipped past).
+        # matches are re-seated when it is retired: this catches what slipped past), but a
+        # deal set that has begun plays on with the versions it was created with: a set
+        # counts whole, never in part.
+        if set_has_begun(match):
+            return None
         ids = [p.bot_id for p in participants if p.bot_id is not None]
         active = dict(Bot.objects.filter(pk__in=ids).values_list("pk", "active_version_id"))
         for entrant in participants:
@@ -253,3 +293,9 @@ class LadderPolicy(KindPolicy):
     ) -> None:
         if match.rated:
             rate(match, participants, outcomes)
+
+    def set_recorded(
+        self, match: Match, participants: Sequence[Participant], games: Sequence[Placed]
+    ) -> None:
+        if match.rated:
+            rate(match, participants, games)

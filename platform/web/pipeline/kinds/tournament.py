@@ -22,7 +22,7 @@ from web.tournaments.models import Entry, Tournament, TournamentMatch, Tournamen
 from web.tournaments.notices import tell_entrants
 
 from ..factory import create_deal_set
-from ..kind import KindPolicy
+from ..kind import KindPolicy, Placed
 from ..rating import rate
 
 logger = logging.getLogger(__name__)
@@ -98,7 +98,7 @@ def finish_if_done(tournament_id: int) -> bool:
     with transaction.atomic():
         pending = Match.objects.filter(
             tournament_table__tournament_id=tournament_id,
-            status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING],
+            status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING, MatchStatus.HELD],
         )
         if pending.exists():
             return False
@@ -132,6 +132,12 @@ class TournamentPolicy(KindPolicy):
     ) -> None:
         if match.rated:
             rate(match, participants, outcomes)
+
+    def set_recorded(
+        self, match: Match, participants: Sequence[Participant], games: Sequence[Placed]
+    ) -> None:
+        if match.rated:
+            rate(match, participants, games)
 
     def ended(self, match_id: int) -> None:
         row = TournamentMatch.objects.filter(match_id=match_id).values_list(

@@ -1,6 +1,8 @@
 """``python manage.py ladder --matches N [--game G]``: play N ladder matches in the
 foreground, exactly as the workers do (matchmaking, sandbox, storage, ratings), printing
-each match and a summary. For demos and benchmarks; no broker or worker is involved."""
+each match and a summary. A table of duplicate deals is a deal set, played whole (it is
+rated whole): the run ends with the table that reaches N matches. For demos and
+benchmarks; no broker or worker is involved."""
 
 from __future__ import annotations
 
@@ -11,9 +13,9 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from web.bots.models import GAMES, Bot
+from web.matches.models import Match, MatchStatus
 from web.pipeline.kinds.ladder import queue_ladder_matches
 from web.pipeline.running import run_match
-from web.pipeline.transitions import RunResult
 from web.sandbox import SandboxKind
 
 
@@ -33,28 +35,35 @@ class Command(BaseCommand):
         games = [options["game"]] if options["game"] else list(GAMES)
         sandbox = SandboxKind(options["sandbox"]) if options["sandbox"] else None
         rng = random.Random(options["seed"])
-        results: dict[RunResult, int] = {}
+        statuses: dict[str, int] = {}
         rated_games = 0
+        played = 0
         started = perf_counter()
-        for number in range(total):
-            game = games[number % len(games)]
-            queued = queue_ladder_matches(game, 1, rng, send=False)
-            if not queued:
+        while played < total:
+            game = games[played % len(games)]
+            table = queue_ladder_matches(game, 1, rng, send=False)
+            if not table:
                 raise CommandError(f"{game}: too few bots with an active version to play")
-            match = queued[0]
-            report = run_match(match.pk, sandbox)
-            results[report.result] = results.get(report.result, 0) + 1
-            if report.result is RunResult.FINISHED:
-                rated_games += match.games_planned
-            names = ", ".join(match.participants.order_by("index").values_list("name", flat=True))
-            self.stdout.write(
-                f"[{number + 1}/{total}] match {match.pk} {game}: {report.result.value}"
-                f" ({names}){' ' + report.reason if report.reason else ''}"
-            )
+            for match in table:
+                report = run_match(match.pk, sandbox)
+                played += 1
+                names = ", ".join(
+                    match.participants.order_by("index").values_list("name", flat=True)
+                )
+                self.stdout.write(
+                    f"[{min(played, total)}/{total}] match {match.pk} {game}: {report.result.value}"
+                    f" ({names}){' ' + report.reason if report.reason else ''}"
+                )
+            # What became of the table once it was played whole (a deal set's rotations
+            # finish together).
+            for match in Match.objects.filter(pk__in=[m.pk for m in table]):
+                statuses[match.status] = statuses.get(match.status, 0) + 1
+                if match.status == MatchStatus.FINISHED:
+                    rated_games += match.games_planned
         elapsed = perf_counter() - started
-        summary = ", ".join(f"{count} {result.value}" for result, count in results.items())
+        summary = ", ".join(f"{count} {status}" for status, count in statuses.items())
         self.stdout.write(
-            f"{total} matches in {elapsed:.1f} s ({summary}); {rated_games} rated games,"
+            f"{played} matches in {elapsed:.1f} s ({summary}); {rated_games} rated games,"
             f" {rated_games / elapsed * 3600:.0f} games/hour"
         )
         for game in games:
