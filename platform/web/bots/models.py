@@ -25,7 +25,7 @@ from cucumbers.games import game_choices
 from web.elo import elo_settings
 from web.links import bot_url
 
-BOT_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$"
+BOT_NAME_PATTERN = r"\A[A-Za-z0-9][A-Za-z0-9_-]{0,39}\Z"
 bot_name_validator = RegexValidator(
     BOT_NAME_PATTERN,
     "Use 1 to 40 letters, digits, '-' or '_', starting with a letter or digit.",

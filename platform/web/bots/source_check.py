@@ -20,7 +20,7 @@ from .errors import UploadError
 
 SOURCE_SUFFIX = ".py"
 #: Plain names only: no folders, no hidden files, nothing a shell or a browser reads twice.
-FILENAME_PATTERN = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,96}\.py$")
+FILENAME_PATTERN = re.compile(r"\A[A-Za-z0-9_][A-Za-z0-9_.-]{0,96}\.py\Z")
 SDK_MODULE = "cucumbers"
 BOT_BASE = "Bot"
 

@@ -59,7 +59,8 @@ def lock_owner(owner: User) -> None:
 
 
 def check_upload_rate(owner: User) -> None:
-    """Inside :func:`lock_owner`'s transaction: refuse an upload over the hourly quota."""
+    """Refuse an upload over the hourly quota: before its file is parsed, and again inside
+    :func:`lock_owner`'s transaction (the count that holds)."""
     since = timezone.now() - THROTTLE_WINDOW
     recent = BotVersion.objects.filter(bot__owner=owner, created_at__gte=since).count()
     if recent >= settings.UPLOADS_PER_HOUR:
@@ -189,6 +190,11 @@ def upload_version(
         )
     if new_bot_name is not None:
         check_new_bot(owner, new_bot_name, game)
+    if enforce_rate:
+        # Counted before the file is parsed (a spent quota must cost no compile: a file
+        # can be made to take seconds of it); counted again under the owner's lock below,
+        # where two uploads at once cannot both slip under it.
+        check_upload_rate(owner)
     checked = check_source(filename, data, settings.UPLOAD_MAX_BYTES)
     stored: list[str] = []
     try:

@@ -102,8 +102,9 @@ def test_a_duplicate_bot_name_is_409(api: Client, user: User) -> None:
     assert "already have a bot" in response.json()["detail"]
 
 
-def test_a_bad_bot_name_is_400(api: Client) -> None:
-    response = api.post("/api/bots/", {"name": "../x", "game": "concombre"}, JSON)
+@pytest.mark.parametrize("name", ["../x", "alpha\n"])
+def test_a_bad_bot_name_is_400(api: Client, name: str) -> None:
+    response = api.post("/api/bots/", {"name": name, "game": "concombre"}, JSON)
     assert response.status_code == 400
     body = response.json()
     assert body["code"] == "invalid" and list(body["fields"]) == ["name"]

@@ -129,7 +129,9 @@ def test_the_same_name_is_fine_for_another_owner(user: User, other_user: User) -
     assert upload_version(user, "b.py", GOOD_BOT, new_bot_name="lowball", game="concombre")
 
 
-@pytest.mark.parametrize("name", ["", "has space", "-dash-first", "x" * 41, "../etc"])
+@pytest.mark.parametrize(
+    "name", ["", "has space", "-dash-first", "x" * 41, "../etc", "alpha\n", "alpha\r\n", "\nalpha"]
+)
 def test_a_malformed_bot_name_is_refused(user: User, name: str) -> None:
     with pytest.raises(UploadError) as caught:
         upload_version(user, "b.py", GOOD_BOT, new_bot_name=name, game="concombre")
@@ -144,6 +146,37 @@ def test_another_users_bot_is_never_written_to(user: User, other_user: User) -> 
     assert caught.value.problem is Problem.FOREIGN_BOT
     assert caught.value.http_status == 403
     assert_nothing_stored(*before)
+
+
+def test_a_file_name_with_a_newline_inside_is_refused_one_around_it_is_trimmed(
+    user: User,
+) -> None:
+    # A pattern ending in `$` would match before a final newline.
+    for name in ("bot\n.py", "b\not.py"):
+        with pytest.raises(UploadError) as caught:
+            upload_version(user, name, GOOD_BOT, new_bot_name="nl", game="concombre")
+        assert caught.value.problem is Problem.BAD_FILENAME
+    version = upload_version(user, " bot.py\n", GOOD_BOT, new_bot_name="nl", game="concombre")
+    assert version.filename == "bot.py"
+
+
+#: What a hostile uploader sends once the hour's quota is spent: a file whose compile alone
+#: takes seconds of the web server's CPU (a chain of comparisons as long as the size limit
+#: allows), and a file that is no Python at all.
+COMPILE_BOMB = b"x = 1" + b" < 1" * (60 * 1024) + b"\n"
+
+
+def test_a_spent_quota_is_refused_before_the_file_is_parsed(user: User, settings: object) -> None:
+    settings.UPLOADS_PER_HOUR = 1  # type: ignore[attr-defined]
+    bot = BotFactory(owner=user)
+    upload_version(user, "b.py", variant(1), bot=bot)
+    with mock.patch("web.bots.source_check._compile", side_effect=AssertionError("parsed")) as c:
+        for data in (COMPILE_BOMB, b"this is (not python"):
+            with pytest.raises(UploadError) as caught:
+                upload_version(user, "b.py", data, bot=bot)
+            assert caught.value.problem is Problem.TOO_MANY_UPLOADS  # not a syntax error
+    assert not c.called
+    assert bot.versions.count() == 1
 
 
 def test_too_many_uploads_in_an_hour_are_refused(user: User, settings: object) -> None:
