@@ -29,6 +29,8 @@ class Problem(StrEnum):
     SYNTAX_ERROR = "syntax_error"
     NO_BOT = "no_bot"
     SEVERAL_BOTS = "several_bots"
+    #: ``BOT = ...`` names something that is not one of the file's bot classes.
+    BAD_BOT_CHOICE = "bad_bot_choice"
     BAD_BOT_NAME = "bad_bot_name"
     DUPLICATE_NAME = "duplicate_name"
     TOO_MANY_UPLOADS = "too_many_uploads"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -14,6 +16,7 @@ from cucumbers.faults import FaultKind
 from cucumbers.games import CONCOMBRE, FIVE_CUCUMBERS
 from cucumbers.loader import BotLoadError, load_bot
 from cucumbers.view import GameResult, GameStart, RoundResult, View
+from tests.sdk.bot_choice import CASES, PORTED, Case
 
 
 def write(tmp_path: Path, name: str, source: str) -> str:
@@ -156,25 +159,31 @@ def test_a_file_without_a_bot_is_refused(tmp_path: Path) -> None:
     assert error.kind is FaultKind.ERROR
 
 
-@pytest.mark.parametrize(
-    ("source", "names"),
-    [
-        (
-            "from cucumbers import Bot\nclass A(Bot):\n    pass\nclass B(Bot):\n    pass\n",
-            ["A", "B"],
-        ),
-        (
-            "from cucumbers import Bot\nclass A(Bot):\n    pass\ndef play(view):\n    return 1\n",
-            ["A", "play()"],
-        ),
-    ],
-)
-def test_a_file_with_several_bots_is_refused(tmp_path: Path, source: str, names: list[str]) -> None:
-    error = load_error(write(tmp_path, "two.py", source))
-    assert "several bots found in two.py" in str(error)
-    for name in names:
-        assert name in str(error)
+@pytest.mark.parametrize("case", list(CASES.values()), ids=list(CASES))
+def test_a_file_with_several_bot_classes_plays_the_one_it_names_or_its_most_derived(
+    tmp_path: Path, case: Case
+) -> None:
+    path = tmp_path / case.filename
+    path.write_text(case.source)
+    if case.plays is not None:
+        assert type(load_bot(str(path))).__name__ == case.plays
+        return
+    error = load_error(str(path))
+    assert str(error) == case.message
     assert error.kind is FaultKind.ERROR
+
+
+def test_a_ported_bot_with_a_base_class_validates_as_the_platform_runs_it(tmp_path: Path) -> None:
+    # The author's file as it is, in the bot host of a subprocess (the sandbox's loader).
+    done = subprocess.run(
+        [sys.executable, "-m", "cucumbers", "validate", str(PORTED / "agurk_port.py")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("OK: ")
+    assert "several bots" not in done.stdout + done.stderr
 
 
 def test_an_exception_while_loading_is_a_crash(tmp_path: Path) -> None:

@@ -4,7 +4,10 @@ The web process never imports or runs an uploaded file: it compiles it (syntax e
 their line) and reads its syntax tree for what :func:`cucumbers.loader.bot_from_module` will
 look for in the sandbox, a subclass of ``cucumbers.Bot`` or a top-level ``play`` function.
 The tree cannot see everything (a base class made at run time, say), so the check only
-refuses files that clearly hold no bot or several; the sandbox has the last word.
+refuses files that clearly hold no bot or several; the sandbox has the last word. It follows
+the loader's rules for several classes (a top-level ``BOT = Hard`` names the one that plays;
+without it, classes in one line of inheritance are one bot, the most derived) and refuses
+with the loader's own words.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 
+from cucumbers.loader import BOT_CHOICE, bad_choice, no_bot, several_bots
 from web.refusals import Problem
 
 from .errors import UploadError
@@ -139,13 +143,64 @@ def _root_name(node: ast.expr) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
 
 
+def _choice(statements: list[ast.stmt]) -> ast.expr | None:
+    """The value of a top-level ``BOT = ...`` (the file names its bot), or None."""
+    found = None
+    for node in statements:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == BOT_CHOICE for t in node.targets
+        ):
+            found = node.value
+    return found
+
+
+def _clearly_not_a_class(name: str, value: ast.expr, statements: list[ast.stmt]) -> str | None:
+    """What ``BOT = value`` names when the tree shows it cannot be a bot class, in the
+    loader's words (``a str``), or None when only running the file can tell."""
+    if isinstance(value, ast.Constant):
+        return f"a {type(value.value).__name__}"
+    if isinstance(value, ast.Lambda):
+        return "a function"
+    if not isinstance(value, ast.Name):
+        return None
+    bound = [
+        node
+        for node in statements
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+        and node.name == value.id
+    ]
+    if bound and all(isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) for node in bound):
+        return "a function"
+    # A class with no base at all derives from object alone: never a bot.
+    if bound and all(
+        isinstance(node, ast.ClassDef) and not node.bases and not node.keywords for node in bound
+    ):
+        return f"{value.id}, not a subclass of cucumbers.Bot defined in {name}"
+    return None
+
+
+def _most_derived(bases: dict[str, set[str]]) -> str | None:
+    """The class derived from every other one (``bases``: each class's bases among them,
+    by name), or None when they are not one line of inheritance."""
+
+    def ancestors(name: str, seen: frozenset[str] = frozenset()) -> set[str]:
+        found: set[str] = set()
+        for base in bases.get(name, set()) - seen - {name}:
+            found |= {base} | ancestors(base, seen | {name})
+        return found
+
+    leaves = [cls for cls in bases if ancestors(cls) >= set(bases) - {cls}]
+    return leaves[0] if len(leaves) == 1 else None
+
+
 def _check_one_bot(name: str, tree: ast.Module) -> None:
     statements = _top_level(tree.body)
     bot_names, sdk_names = _sdk_names(statements)
-    # Certain: derived (maybe through classes of this file) from cucumbers.Bot. Possible:
-    # derived from something else of the SDK (a built-in bot, say), which the tree cannot
-    # tell from a helper class; those never make a file "several bots".
-    certain: list[str] = []
+    # Certain: derived (maybe through classes of this file) from cucumbers.Bot, with their
+    # bases among those. Possible: derived from something else of the SDK (a built-in bot,
+    # say), which the tree cannot tell from a helper class; those never make a file
+    # "several bots".
+    certain: dict[str, set[str]] = {}
     possible: list[str] = []
     for node in statements:
         if not isinstance(node, ast.ClassDef):
@@ -158,7 +213,7 @@ def _check_one_bot(name: str, tree: ast.Module) -> None:
             for base in node.bases
         )
         if sdk_bot or names & (bot_names | set(certain)):
-            certain.append(node.name)
+            certain[node.name] = certain.get(node.name, set()) | (names & set(certain))
         elif names & (sdk_names | set(possible)) or any(
             isinstance(base, ast.Attribute) and _root_name(base) in sdk_names for base in node.bases
         ):
@@ -171,15 +226,15 @@ def _check_one_bot(name: str, tree: ast.Module) -> None:
         )
         for node in statements
     )
-    candidates = sorted(set(certain)) + (["play()"] if has_play else [])
+    candidates = list(certain) + (["play()"] if has_play else [])
     if not candidates and not possible:
-        raise UploadError(
-            Problem.NO_BOT,
-            f"no bot found in {name}: define a subclass of cucumbers.Bot with a"
-            " play(self, view) method, or a top-level function play(view)",
-        )
-    if len(candidates) > 1:
-        raise UploadError(
-            Problem.SEVERAL_BOTS,
-            f"several bots found in {name} ({', '.join(candidates)}): keep exactly one",
-        )
+        raise UploadError(Problem.NO_BOT, no_bot(name))
+    choice = _choice(statements)
+    if choice is not None:
+        # The file says which class plays: the sandbox checks that it is one (what the
+        # tree cannot see); here only what is clearly not a class is refused.
+        if (what := _clearly_not_a_class(name, choice, statements)) is not None:
+            raise UploadError(Problem.BAD_BOT_CHOICE, bad_choice(name, what, list(certain)))
+        return
+    if len(candidates) > 1 and (has_play or _most_derived(certain) is None):
+        raise UploadError(Problem.SEVERAL_BOTS, several_bots(name, candidates))

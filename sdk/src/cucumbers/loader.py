@@ -17,9 +17,13 @@ from .bot import Bot, FunctionBot
 from .faults import FaultKind
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from .tracebacks import BotTraceback
 
 BUILTIN_PREFIX = "builtin:"
+#: The top-level name with which a file says which of its bot classes plays: ``BOT = Hard``.
+BOT_CHOICE = "BOT"
 
 
 class BotLoadError(Exception):
@@ -91,44 +95,101 @@ def load_module(path: str) -> ModuleType:
 
 
 def bot_from_module(module: ModuleType) -> Bot:
-    """The one bot a loaded module defines: a :class:`Bot` subclass or a ``play`` function."""
+    """The one bot a loaded module defines: a :class:`Bot` subclass or a ``play`` function.
+
+    A file with several bot classes says which one plays with a top-level ``BOT = Hard``;
+    without it, classes that form one line of inheritance (``Base``, then ``Hard(Base)``)
+    are one bot, the most derived (a port's base class is not a second bot). The upload
+    check (``platform/web/bots/source_check.py``) reads the same rules from the syntax tree.
+    """
     name = os.path.basename(module.__file__ or "bot.py")
-    classes = [
-        value
-        for value in vars(module).values()
-        if isinstance(value, type)
-        and issubclass(value, Bot)
-        and value is not Bot
-        and value is not FunctionBot
-        and value.__module__ == module.__name__
-    ]
-    play = vars(module).get("play")
+    namespace = vars(module)
+    # dict.fromkeys: a class bound to two names (``BOT = Hard`` is one) is one bot.
+    classes = list(
+        dict.fromkeys(
+            value
+            for value in namespace.values()
+            if isinstance(value, type)
+            and issubclass(value, Bot)
+            and value is not Bot
+            and value is not FunctionBot
+            and value.__module__ == module.__name__
+        )
+    )
+    if BOT_CHOICE in namespace:
+        chosen = namespace[BOT_CHOICE]
+        if not any(chosen is cls for cls in classes):
+            if isinstance(chosen, type):
+                what = f"{chosen.__name__}, not a subclass of cucumbers.Bot defined in {name}"
+            else:
+                what = f"a {type(chosen).__name__}"
+            raise BotLoadError(bad_choice(name, what, [cls.__name__ for cls in classes]))
+        return _create(chosen, module, name)
+    play = namespace.get("play")
     has_function = isinstance(play, FunctionType) and play.__module__ == module.__name__
     candidates = [cls.__name__ for cls in classes] + (["play()"] if has_function else [])
     if not candidates:
-        raise BotLoadError(
-            f"no bot found in {name}: define a subclass of cucumbers.Bot with a"
-            " play(self, view) method, or a top-level function play(view)"
-        )
+        raise BotLoadError(no_bot(name))
     if len(candidates) > 1:
-        raise BotLoadError(
-            f"several bots found in {name} ({', '.join(candidates)}): keep exactly one"
-        )
+        leaf = None if has_function else _most_derived(classes)
+        if leaf is None:
+            raise BotLoadError(several_bots(name, candidates))
+        classes = [leaf]
+    if classes:
+        return _create(classes[0], module, name)
+    hooks = {
+        hook: fn
+        for hook in ("start_game", "end_round", "end_game")
+        if callable(fn := namespace.get(hook))
+    }
+    return _create(lambda: FunctionBot(play, **hooks), module, name)  # type: ignore[arg-type]
+
+
+def _most_derived(classes: list[type[Bot]]) -> type[Bot] | None:
+    """The class derived from every other one of ``classes`` (they form one line of
+    inheritance), or None."""
+    leaves = [cls for cls in classes if all(issubclass(cls, other) for other in classes)]
+    return leaves[0] if len(leaves) == 1 else None
+
+
+def _create(make: Callable[[], Bot], module: ModuleType, name: str) -> Bot:
+    """The bot object, made by the bot's own code: what it raises is a crash at load."""
     try:
-        if classes:
-            return classes[0]()
-        hooks = {
-            hook: fn
-            for hook in ("start_game", "end_round", "end_game")
-            if callable(fn := vars(module).get(hook))
-        }
-        return FunctionBot(play, **hooks)  # type: ignore[arg-type]
+        return make()
     except BaseException as error:
         raise BotLoadError(
             f"{name}: creating the bot raised {describe_exception(error)}",
             FaultKind.CRASH,
             traceback_of(error, module.__file__),
         ) from None
+
+
+# The loader's and the upload check's words for a file that is not one bot: one text, so
+# that the site refuses a file with the message the sandbox would give.
+def no_bot(name: str) -> str:
+    """The message for a file that defines no bot."""
+    return (
+        f"no bot found in {name}: define a subclass of cucumbers.Bot with a"
+        " play(self, view) method, or a top-level function play(view)"
+    )
+
+
+def several_bots(name: str, candidates: list[str]) -> str:
+    """The message for a file that defines several bots (``candidates``, in order)."""
+    example = next((c for c in reversed(candidates) if c != "play()"), "MyBot")
+    return (
+        f"several bots found in {name} ({', '.join(candidates)}): keep exactly one, or say"
+        f" which one plays with a top-level line {BOT_CHOICE} = {example} after the classes"
+    )
+
+
+def bad_choice(name: str, what: str, classes: list[str]) -> str:
+    """The message for a ``BOT = ...`` that names no bot class of the file (``what``)."""
+    example = classes[-1] if classes else "MyBot"
+    return (
+        f"{BOT_CHOICE} in {name} is {what}: it must be one of the file's bot classes"
+        f" itself, as in {BOT_CHOICE} = {example}"
+    )
 
 
 def traceback_of(error: BaseException, path: str | None) -> BotTraceback:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.sdk.bot_choice import CASES, Case
 from tests.web.factories import GOOD_BOT, PLAY_FUNCTION_BOT
 from web.bots.errors import UploadError
 from web.bots.source_check import check_source
@@ -132,6 +133,20 @@ def test_it_rejects_several_bots_naming_them() -> None:
     error = refused("bot.py", source)
     assert error.problem is Problem.SEVERAL_BOTS
     assert "Lowball, play()" in error.message
+
+
+@pytest.mark.parametrize("case", list(CASES.values()), ids=list(CASES))
+def test_it_agrees_with_the_loader_on_files_with_several_bot_classes(case: Case) -> None:
+    # The loader's verdict on the same file (tests/sdk/test_loader.py): the class that
+    # plays is accepted here; a refusal there is one here, in the same words.
+    data = case.source.encode()
+    if case.plays is not None:
+        assert check_source(case.filename, data, LIMIT).filename == case.filename
+        return
+    error = refused(case.filename, data)
+    assert error.message == case.message
+    wrong_choice = case.message.startswith("BOT in ")
+    assert error.problem is (Problem.BAD_BOT_CHOICE if wrong_choice else Problem.SEVERAL_BOTS)
 
 
 def test_a_message_never_quotes_the_source() -> None:
