@@ -185,3 +185,73 @@ def test_the_pytest_file_fails_on_the_changed_bot_and_passes_on_the_original(
     failed = pytest_run()
     assert failed.returncode == 1
     assert "the bot plays differently" in failed.stdout and "the view:" in failed.stdout
+
+
+#: A chatty bot: a line when it loads and one at every move, on stdout and stderr.
+CHATTY = (
+    "import sys\n"
+    "print('chatty: loaded')\n"
+    "moves = 0\n"
+    "def play(view):\n"
+    "    global moves\n"
+    "    moves += 1\n"
+    "    print(f'chatty: thinking about move {moves}')\n"
+    "    if moves % 5 == 0:\n"
+    "        print(f'chatty: a warning at move {moves}', file=sys.stderr)\n"
+    "    return view.legal[0]\n"
+)
+
+
+def repro_in_a_terminal(*args: str) -> list[str]:
+    """What a terminal shows of ``cucumbers repro`` (stdout and stderr as they come)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "cucumbers", "repro", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout
+    return done.stdout.splitlines()
+
+
+def test_a_chatty_bots_output_comes_after_the_report_labelled_and_cut_to_its_end(
+    tmp_path: Path,
+) -> None:
+    chatty = tmp_path / "chatty.py"
+    chatty.write_text(CHATTY)
+    path = play_one(tmp_path, [str(chatty), "builtin:random", "builtin:random"])
+    seat = seat_of(load_replay(path), "chatty")
+    decisions = sum(1 for step in recorded_steps(load_replay(path)) if step.seat == seat)
+    # Each load prints once: repro's check of the file, then the bot it replays to.
+    printed = 2 + decisions + decisions // 5
+    lines = repro_in_a_terminal(str(path), "--seat", str(seat), str(chatty))
+    assert lines[0] == f"{path}: seat {seat} was chatty; replaying its views to {chatty}"
+    assert "the bot played the recorded game again" in lines[1]
+    assert lines[2] == (
+        f"the bot's own output while replayed: {printed} lines, the last 10"
+        " (--output-lines N for more):"
+    )
+    assert lines[3:] == [f"  | {line}" for line in expected_tail(decisions)[-10:]]
+    assert not any(line.startswith("chatty:") for line in lines)  # all of it labelled
+
+    quiet = repro_in_a_terminal(str(path), "--seat", str(seat), str(chatty), "--output-lines", "0")
+    assert quiet[2:] == [
+        f"the bot's own output while replayed: {printed} lines, not shown"
+        " (--output-lines N shows the last N)"
+    ]
+    whole = repro_in_a_terminal(
+        str(path), "--seat", str(seat), str(chatty), "--output-lines", "999"
+    )
+    assert whole[2] == f"the bot's own output while replayed ({printed} lines):"
+    assert whole[3:] == [f"  | {line}" for line in expected_tail(decisions, loads=2)]
+
+
+def expected_tail(decisions: int, loads: int = 1) -> list[str]:
+    """What the chatty bot prints: when it loads, then at each move (the last load's)."""
+    lines = ["chatty: loaded"] * loads
+    for move in range(1, decisions + 1):
+        lines.append(f"chatty: thinking about move {move}")
+        if move % 5 == 0:
+            lines.append(f"chatty: a warning at move {move}")
+    return lines

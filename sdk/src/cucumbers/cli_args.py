@@ -33,6 +33,10 @@ def positive_arg(text: str) -> int:
     return _whole(text, 1, "a whole number", "must be at least 1")
 
 
+def count_arg(text: str) -> int:
+    return _whole(text, 0, "a whole number", "must be at least 0")
+
+
 def seed_arg(text: str) -> int:
     return _whole(text, 0, "an integer seed", "the seed must be >= 0")
 

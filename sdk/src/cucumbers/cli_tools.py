@@ -8,10 +8,11 @@ import argparse
 import random
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from .cli_args import add_per_move
 from .cli_args import bot_arg as _bot
+from .cli_args import count_arg as _count
 from .cli_args import fail as _fail
 from .cli_args import positive_arg as _positive
 from .cli_args import seconds_arg as _seconds
@@ -21,6 +22,7 @@ from .loader import BotLoadError, load_bot
 from .preflight import BotNotUsable, check_bots
 from .progress import ProgressBar
 from .replay import ReplayFileError, load_replay
+from .repro_output import DEFAULT_LINES, OutputTail, format_tail
 from .runners import RUNNERS
 from .runners.base import BotSpec, Limits, RunnerName
 
@@ -30,13 +32,18 @@ def cmd_repro(args: argparse.Namespace) -> int:
     from .repro_match import MatchFilesError, format_earlier, match_games, reproduce_match
     from .repro_pytest import pytest_source
 
+    # The bot runs in this process: what it prints is held and shown after the report.
+    printed = OutputTail(args.output_lines)
     try:
         replay = load_replay(args.replay)
-        load_bot(args.bot)
+        with printed.held():
+            load_bot(args.bot)
     except ReplayFileError as error:
         return _fail(str(error))
     except BotLoadError as error:
-        return _fail(f"{args.bot} is not a usable bot: {error}")
+        status = _fail(f"{args.bot} is not a usable bot: {error}")
+        _show_output(printed, sys.stderr)
+        return status
     players = replay["players"] if isinstance(replay.get("players"), list) else []
     if not 0 <= args.seat < len(players):
         seats = ", ".join(f"{s} ({p.get('name')})" for s, p in enumerate(players))
@@ -49,9 +56,10 @@ def cmd_repro(args: argparse.Namespace) -> int:
     if args.alone:
         games = games[-1:]
     try:
-        result = reproduce_match(
-            games, lambda: load_bot(args.bot), limits=limits, bot_file=args.bot
-        )
+        with printed.held():
+            result = reproduce_match(
+                games, lambda: load_bot(args.bot), limits=limits, bot_file=args.bot
+            )
     except ReplayMismatch as error:
         return _fail(f"{args.replay}: {error}")
     name = players[args.seat].get("name", "?")
@@ -71,6 +79,7 @@ def cmd_repro(args: argparse.Namespace) -> int:
             " games, without --alone)"
         )
     print(format_result(result.game, note))
+    _show_output(printed, sys.stdout)
     if args.pytest is not None:
         try:
             source = pytest_source(games, args.seat, Path(args.bot), args.pytest)
@@ -79,6 +88,12 @@ def cmd_repro(args: argparse.Namespace) -> int:
             return _fail(f"cannot write {args.pytest}: {error.strerror or error}")
         print(f"wrote {args.pytest}: pytest {args.pytest}")
     return 0 if result.game.reproduced else 1
+
+
+def _show_output(printed: OutputTail, stream: TextIO) -> None:
+    """The bot's own output, labelled and apart from repro's words, when it printed any."""
+    if (text := format_tail(printed)) is not None:
+        print(text, file=stream)
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -149,6 +164,14 @@ def add_tool_commands(commands: Any) -> None:
         metavar="FILE",
         help="also write a self-contained test file (the replays inside) that does the same;"
         " it passes once the bot plays the game without a fault",
+    )
+    repro.add_argument(
+        "--output-lines",
+        type=_count,
+        default=DEFAULT_LINES,
+        metavar="N",
+        help="show the last N lines the bot printed, after the report (default: %(default)s;"
+        " 0: only how many)",
     )
     add_per_move(repro, "the views' time per move (default: %(default)s, as on the site)")
     repro.add_argument(
