@@ -106,6 +106,17 @@ def test_a_view_holds_its_own_hand_sorted_and_the_engines_legal_set(
 
 
 @CASES
+def test_legal_with_copies_is_every_copy_of_a_legal_card_in_the_hand(
+    rules: GameRules, n: int, seed: int
+) -> None:
+    for s in played(rules, n, seed)[1]:
+        view, hand = s.view, Counter(s.hands[s.view.seat])
+        with_copies = view.legal_with_copies()
+        assert list(with_copies) == sorted(with_copies)
+        assert Counter(with_copies) == {card: hand[card] for card in view.legal}
+
+
+@CASES
 def test_hand_sizes_and_unseen_cards_agree_with_the_engines_hands(
     rules: GameRules, n: int, seed: int
 ) -> None:

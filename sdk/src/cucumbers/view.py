@@ -44,7 +44,8 @@ class View(NamedTuple):
         seat: your seat, ``0..num_players-1``.
         num_players: seats at the table, including seats that are out.
         hand: your cards, sorted, lowest first (equal ranks repeat).
-        legal: the distinct cards you may play now, sorted. Return one of these.
+        legal: the distinct cards you may play now, sorted: each rank once, however many
+            copies you hold (:meth:`legal_with_copies` repeats them). Return one of these.
         trick: the plays of the current trick so far, in order (empty when you lead).
         high: the highest card in the current trick, or ``None`` when you lead.
         leader: the seat that led (or leads) the current trick.
@@ -98,6 +99,13 @@ class View(NamedTuple):
     def is_last_trick(self) -> bool:
         """True during the last trick of the round (the one you want to lose)."""
         return self.trick_number == self.tricks_per_round
+
+    def legal_with_copies(self) -> tuple[int, ...]:
+        """The cards of your hand you may play now, sorted, with their copies: ``legal``
+        as an engine that counts copies lists it (``hand`` ``(3, 3, 8)`` and ``legal``
+        ``(3, 8)`` give ``(3, 3, 8)``). Return any one of them: copies are the same card."""
+        legal = self.legal
+        return tuple([card for card in self.hand if card in legal])
 
     def played_this_round(self) -> list[int]:
         """Every card played so far this round (completed tricks and the current one)."""
