@@ -22,8 +22,19 @@ import urllib.request
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .upload import _OPENER, TIMEOUT_SECONDS, UploadFailed, _error_message, check_server
+from .upload import (
+    _OPENER,
+    TIMEOUT_SECONDS,
+    UploadFailed,
+    _error_message,
+    check_server,
+    foreign_error,
+    not_an_arena,
+    unreachable,
+)
 
+#: Where the arena's API lives on its server.
+API_PREFIX = "/api/"
 #: Version statuses whose validation is not over (the site's ``PENDING_STATUSES``).
 PENDING = ("queued", "validating")
 #: Tries of one request while the server answers 429, and the longest wait between two.
@@ -82,9 +93,9 @@ class Client:
                     raise self._failure(url, error) from None
                 time.sleep(_retry_after(error.headers.get("Retry-After")))
             except urllib.error.URLError as error:
-                raise RequestFailed(f"cannot reach {self.server}: {error.reason}") from None
+                raise RequestFailed(unreachable(self.server, error.reason)) from None
             except (TimeoutError, OSError) as error:
-                raise RequestFailed(f"cannot reach {self.server}: {error}") from None
+                raise RequestFailed(unreachable(self.server, error)) from None
         raise RequestFailed(f"{url}: still rate-limited (429) after {RETRIES} tries; try later")
 
     def _failure(self, url: str, error: urllib.error.HTTPError) -> RequestFailed:
@@ -93,7 +104,11 @@ class Client:
             return RequestFailed(
                 f"{url} redirected to {where}: not followed (your token stays here)"
             )
-        message = _error_message(error.code, error.read())
+        body = error.read()
+        # Only the API answers every error in JSON (a replay's file is a page of the site).
+        if _path(url).startswith(API_PREFIX) and foreign_error(error.code, body):
+            return RequestFailed(not_an_arena(self.server, str(error.code), _path(url)))
+        message = _error_message(error.code, body)
         return RequestFailed(f"{url}: refused ({error.code}): {message}")
 
     def get(self, path_or_url: str) -> Any:
@@ -103,7 +118,7 @@ class Client:
             return json.loads(body)
         except ValueError:
             raise RequestFailed(
-                f"{self.server} did not answer with JSON: is it a Cucumber Arena?"
+                not_an_arena(self.server, "a page that is not JSON", _path(self.url(path_or_url)))
             ) from None
 
     def pages(self, path: str) -> Iterator[dict[str, Any]]:
@@ -174,6 +189,11 @@ def _retry_after(header: str | None) -> float:
     except ValueError:
         seconds = 1.0
     return min(max(seconds, 0.0), MAX_RETRY_SECONDS)
+
+
+def _path(url: str) -> str:
+    """The path of ``url`` (its query left out), as a message names where the server was asked."""
+    return urllib.parse.urlsplit(url).path or "/"
 
 
 def _origin(url: str) -> tuple[str, str, int | None]:

@@ -149,6 +149,44 @@ def _multipart(fields: dict[str, str], filename: str, data: bytes) -> tuple[byte
     return b"".join(parts), f"multipart/form-data; boundary={boundary}"
 
 
+def unreachable(server: str, reason: object) -> str:
+    """Why ``server`` did not answer; for the default server (none was named), how to name
+    the arena's: a newcomer who left out ``--server`` reads that this machine was tried."""
+    text = f"cannot reach {server}: {reason}"
+    if server == DEFAULT_SERVER:
+        text += (
+            f". That is the default, a site on this machine: for another arena pass"
+            f' --server URL, or set {SERVER_VARIABLE} (or server = "URL" in {config_path()})'
+        )
+    return text
+
+
+#: Statuses that an arena's API does not answer with a page: an HTML (or empty) one from a
+#: web server that has no such path, or no such method, is another kind of server.
+_NOT_AN_API = (404, 405, 501)
+
+
+def not_an_arena(server: str, answer: str, path: str) -> str:
+    """The message for a server whose answer at ``path`` is not the arena API's."""
+    return (
+        f"{server} does not look like a Cucumber Arena server: it answered {answer} at"
+        f" {path}, where an arena's API answers in JSON; is that the site's address? (pass"
+        f" --server URL, or set {SERVER_VARIABLE})"
+    )
+
+
+def foreign_error(status: int, body: bytes) -> bool:
+    """Whether an error answer comes from something else than an arena's API (which
+    answers every error in JSON)."""
+    if status not in _NOT_AN_API:
+        return False
+    try:
+        json.loads(body)
+    except ValueError:
+        return True
+    return False
+
+
 def _error_message(status: int, body: bytes) -> str:
     try:
         payload = json.loads(body)
@@ -205,14 +243,17 @@ def upload_bot(
                 f"{server} redirected the upload to {where}: not followed (your token stays"
                 " here); if you trust that address, use it as --server"
             ) from None
-        message = _error_message(error.code, error.read())
+        body = error.read()
+        if foreign_error(error.code, body):
+            raise UploadFailed(not_an_arena(server, str(error.code), UPLOAD_PATH)) from None
+        message = _error_message(error.code, body)
         raise UploadFailed(f"upload refused ({error.code}): {message}") from None
     except urllib.error.URLError as error:
-        raise UploadFailed(f"cannot reach {server}: {error.reason}") from None
+        raise UploadFailed(unreachable(server, error.reason)) from None
     except (TimeoutError, OSError) as error:
-        raise UploadFailed(f"cannot reach {server}: {error}") from None
+        raise UploadFailed(unreachable(server, error)) from None
     except ValueError:
-        raise UploadFailed(f"{server} did not answer with JSON: is it a Cucumber Arena?") from None
+        raise UploadFailed(not_an_arena(server, "a page that is not JSON", UPLOAD_PATH)) from None
     try:
         return UploadResult(
             bot=str(payload["bot"]["name"]),
