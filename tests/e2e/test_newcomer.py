@@ -1,7 +1,8 @@
 """A newcomer's first hour, in a real browser and a real shell: sign up, follow the
 getting-started page's commands as the site prints them (the SDK installed from the site
-into a fresh virtual environment, ``cucumbers new``, then ``cucumbers upload`` pasted from
-the token page), and see the bot validated and rated, without reading the repository. And
+into a fresh virtual environment, ``cucumbers new``, then ``cucumbers upload --wait``
+pasted from the token page, whose terminal gives the verdict), and see the bot validated and
+rated, without reading the repository. And
 the pages a newcomer reads, on a desktop and a phone."""
 
 from __future__ import annotations
@@ -10,8 +11,11 @@ import re
 import shlex
 import subprocess
 import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from django.conf import settings
@@ -49,6 +53,35 @@ def shell(command: str, cwd: Path, venv: Path) -> str:
     return done.stdout
 
 
+@contextmanager
+def in_a_terminal(command: str, cwd: Path, venv: Path) -> Iterator[subprocess.Popen[str]]:
+    """One printed command that keeps the terminal (``upload --wait``), running meanwhile;
+    stopped if the test ends before it does."""
+    args = shlex.split(command)
+    args[0] = str(venv / "bin" / args[0])
+    process = subprocess.Popen(
+        args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    try:
+        yield process
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+
+
+T = TypeVar("T")
+
+
+def wait_for(find: Callable[[], T | None], seconds: float = 60) -> T:
+    """What ``find`` finds once it finds it (the upload, made by the command meanwhile)."""
+    deadline = time.monotonic() + seconds
+    while (found := find()) is None:
+        assert time.monotonic() < deadline, "the pasted command made no upload"
+        time.sleep(0.2)
+    return found
+
+
 def test_a_newcomer_installs_writes_uploads_and_sees_the_bot_rated(
     page: Any, live_server: Any, site_sdk: Path, tmp_path: Path
 ) -> None:
@@ -79,21 +112,25 @@ def test_a_newcomer_installs_writes_uploads_and_sees_the_bot_rated(
     page.fill("#id_name", "laptop")
     page.click("main form button")
     upload = page.locator("#upload-command").inner_text()
-    assert f"--server {base} " in upload
-    printed = shell(upload, home, venv)
-    assert "uploaded mybot.py as mybot v1" in printed
-
-    bot = Bot.objects.get(owner__username="newbie", name="mybot")
-    version = bot.versions.get()
-    assert version.validation_match is not None
-    # What the workers do, here in this process (the broker's path is test_celery_pipeline):
-    # the live server sent the job to the test's in-memory broker, where no worker listens,
-    # so the match is taken back as the reaper takes back a job lost with its broker.
-    Match.objects.filter(pk=version.validation_match.pk).update(sent_at=None)
-    played = run_match(version.validation_match.pk, SandboxKind.PROCESS)
-    assert played.result is RunResult.FINISHED
-    version.refresh_from_db()
-    assert version.status == VersionStatus.ACTIVE
+    assert f" --wait --server {base} " in upload
+    # Pasted as it is: --wait keeps the terminal until the verdict.
+    with in_a_terminal(upload, home, venv) as terminal:
+        bot = wait_for(lambda: Bot.objects.filter(owner__username="newbie", name="mybot").first())
+        version = wait_for(lambda: bot.versions.first())
+        assert version.validation_match is not None
+        # What the workers do, here in this process (the broker's path is
+        # test_celery_pipeline): the live server sent the job to the test's in-memory broker,
+        # where no worker listens, so the match is taken back as the reaper takes back a job
+        # lost with its broker.
+        Match.objects.filter(pk=version.validation_match.pk).update(sent_at=None)
+        played = run_match(version.validation_match.pk, SandboxKind.PROCESS)
+        assert played.result is RunResult.FINISHED
+        version.refresh_from_db()
+        assert version.status == VersionStatus.ACTIVE
+        printed, _ = terminal.communicate(timeout=120)
+    assert terminal.returncode == 0, printed
+    assert printed.startswith("uploaded mybot.py as mybot v1; waiting for the verdict\n")
+    assert printed.endswith(f"mybot v1 passed validation and is active: {base}/bots/{bot.pk}/\n")
     for name in ("rival-1", "rival-2"):
         active_bot(name=name)
     table = queue_ladder_matches("five-cucumbers", 3, send=False)

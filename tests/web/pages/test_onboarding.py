@@ -107,7 +107,10 @@ def test_getting_started_gives_this_sites_commands_and_serves_its_sdk(
     text = client.get("/getting-started/").content.decode()
     wheel = f"cucumbers-{cucumbers.__version__}-py3-none-any.whl"
     assert f"pip install http://testserver/sdk/{wheel}" in text
-    assert "--server http://testserver" in text
+    assert (
+        '<pre class="command" data-command="upload"><code>cucumbers upload mybot.py --bot mybot'
+        " --game five-cucumbers --wait --server http://testserver --token YOUR_TOKEN</code></pre>"
+    ) in text
     download = client.get(f"/sdk/{wheel}")
     assert download.status_code == 200
     body = b"".join(download.streaming_content)  # type: ignore[attr-defined]
@@ -148,7 +151,7 @@ def test_the_token_page_shows_the_whole_upload_command_to_paste(user: User) -> N
     token = re.search(r'id="new-token">(cuc_[^<]+)<', page)
     assert token
     assert command.group(1) == (
-        "cucumbers upload mybot.py --bot mybot --game five-cucumbers"
+        "cucumbers upload mybot.py --bot mybot --game five-cucumbers --wait"
         f" --server http://testserver --token {token.group(1)}"
     )
     assert command.group(1).isascii()
