@@ -1,10 +1,11 @@
 """The site's move review in Chromium, as an owner uses it: the Review button on the match
-page (a real form post with its CSRF token), the review page while queued (it reloads
-itself) and once done, and a decision's link, which opens the match page's viewer at that
-decision as the bot's seat saw it (its legal cards marked, the card it chose). Desktop and
-a 390x844 phone, with screenshots; axe-core finds nothing critical or serious. The result
-is computed here with the arena worker's own function and delivered through the platform's
-task, signed by a registered host; the same through real workers on Redis:
+page (a real form post with its CSRF token), the review page while queued (a script asks for
+its status and reloads the page only once it changes: no timed refresh) and once done, and a
+decision's link, which opens the match page's viewer at that decision as the bot's seat saw
+it (its legal cards marked, the card it chose). Desktop and a 390x844 phone, with
+screenshots; axe-core finds nothing critical or serious. The result is computed here with
+the arena worker's own function and delivered through the platform's task, signed by a
+registered host; the same through real workers on Redis:
 tests/web/reviews/test_review_pipeline.py."""
 
 from __future__ import annotations
@@ -67,7 +68,17 @@ def test_an_owner_asks_for_a_review_reads_it_and_opens_a_decision_in_the_seat_vi
     page.click("[data-review-form] button")
     page.wait_for_selector('[data-review-status="queued"]')
     assert "estimate" in page.inner_text("#estimate")
+    # No timed reload (axe's critical meta-refresh): a script asks for the status instead.
+    assert page.locator('meta[http-equiv="refresh"]').count() == 0
+    assert accessibility_problems(page, "the queued review page") == []
     screenshot(page, f"review-queued-{'phone' if viewport == PHONE else 'desktop'}")
+    # While the review stays queued the page stays as it is (a screen reader keeps its
+    # place): the script asks the API, and the document is the same one 5 s later.
+    page.evaluate("window.sameDocument = true")
+    with page.expect_request(lambda r: "/api/matches/" in r.url, timeout=9_000):
+        pass
+    page.wait_for_timeout(5_000)
+    assert page.evaluate("window.sameDocument === true")
 
     review = Review.objects.get()
     assert review.attempt is not None
@@ -75,8 +86,9 @@ def test_an_owner_asks_for_a_review_reads_it_and_opens_a_decision_in_the_seat_vi
     add_host(host.name, host.public)
     result = review_job(job_for(review, review.attempt), "arena-e2e")
     assert review_result_task(host.seal(Purpose.REVIEW_RESULT, dump(result))) == "recorded"
-    # The page reloads itself while queued: it comes to the result on its own.
+    # Once the status changes the page reloads: it comes to the result on its own.
     page.wait_for_selector('[data-review-status="done"]', timeout=30_000)
+    assert page.evaluate("window.sameDocument === undefined")
     assert accessibility_problems(page, "the review page") == []
     screenshot(page, f"review-done-{'phone' if viewport == PHONE else 'desktop'}")
     rows = page.locator("[data-decision]")

@@ -19,8 +19,6 @@ from .presenting import SHOWN_DECISIONS, summary
 
 #: The section of docs/bots.md on the review's method and its limits.
 METHOD_ANCHOR = "reviewing-a-game-cucumbers-review"
-#: How often the page of a queued review reloads itself.
-REFRESH_SECONDS = 5
 
 
 def method_url() -> str:
@@ -52,7 +50,6 @@ def review_detail(request: HttpRequest, match_id: int, participant: int) -> Http
         "name": name or f"participant {participant}",
         "summary": summary(review),
         "queued": review.status == ReviewStatus.QUEUED,
-        "refresh": REFRESH_SECONDS,
         "method_url": method_url(),
         "shown": SHOWN_DECISIONS,
     }

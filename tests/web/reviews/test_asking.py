@@ -83,7 +83,11 @@ def test_the_owner_sees_a_review_button_and_asks_through_the_form_with_its_csrf_
     )
     assert review.attempt is not None and review.sent_at is not None  # sent on commit
     shown = client.get(asked["Location"]).content.decode()
-    assert 'data-review-status="queued"' in shown and 'http-equiv="refresh"' in shown
+    assert 'data-review-status="queued"' in shown
+    # It follows the review's status from a static script, never reloading on a timer.
+    api = reverse("api-match-review", args=[match.pk, 0])
+    assert f'data-live-match="{api}" data-status="queued"' in shown
+    assert "web/match_live.js" in shown and 'http-equiv="refresh"' not in shown
     assert "estimate" in shown and "/docs/bots/#reviewing-a-game-cucumbers-review" in shown
 
 

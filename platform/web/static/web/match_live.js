@@ -1,7 +1,9 @@
-// A queued or running match's page (or a tournament's): asks the API for the match's status
-// (or the field named by data-live-field: a tournament's progress) every few seconds and
-// reloads the page when it changes (started, finished, failed, one more match played), so
-// that whoever waits sees the result without pressing F5. Stops after an hour, or when the
+// A queued or running match's page (or a tournament's, or a queued move review's): asks the
+// API for the match's status (or the field named by data-live-field: a tournament's
+// progress) every few seconds and reloads the page when it changes (started, finished,
+// failed, one more match played, the review done), so that whoever waits sees the result
+// without pressing F5, and a page that has not changed is never reloaded under a screen
+// reader (no <meta http-equiv="refresh">). Stops after an hour; skips its turns while the
 // page is hidden.
 (function () {
   const live = document.querySelector("[data-live-match]");
