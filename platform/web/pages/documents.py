@@ -9,13 +9,17 @@ and loses its target."""
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
+from html import escape
 from pathlib import Path
 
 from django.conf import settings
 from django.urls import reverse
 from markdown_it import MarkdownIt
+from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
+from markdown_it.utils import EnvType, OptionsDict
 from mdit_py_plugins.anchors import anchors_plugin
 
 #: The documents the site shows: slug -> file in docs/.
@@ -95,13 +99,60 @@ def _align_by_class(tokens: list[Token]) -> None:
                 token.attrSet("class", _ALIGNMENT_CLASS[style])
 
 
+def _plain(token: Token) -> str:
+    """An inline token's words without their markup (a heading's code, a cell's emphasis)."""
+    return "".join(c.content for c in token.children or () if c.type in ("text", "code_inline"))
+
+
+def _label_tables(tokens: list[Token]) -> None:
+    """Name each table after its section and its columns (``meta["label"]``): its scrolling
+    box is a region a screen reader announces, one name per table of the page."""
+    heading = ""
+    labels: list[str] = []
+    for i, token in enumerate(tokens):
+        if token.type == "heading_open":
+            heading = _plain(tokens[i + 1])
+        elif token.type == "table_open":
+            columns: list[str] = []
+            j = i
+            while tokens[j].type != "thead_close":
+                if tokens[j].type == "th_open" and (name := _plain(tokens[j + 1])):
+                    columns.append(name)
+                j += 1
+            label = f"{heading or 'Table'}: table" + (
+                f" of {', '.join(columns)}" if columns else ""
+            )
+            count = labels.count(label)
+            labels.append(label)
+            token.meta["label"] = f"{label} ({count + 1})" if count else label
+
+
+def _table_open(
+    renderer: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
+    # A table wider than a phone scrolls in its box: the box takes the focus with Tab (so
+    # the keyboard can scroll it) and is named, as every table of the site (.table-wrap).
+    label = escape(str(tokens[idx].meta.get("label", "Table")))
+    box = f'<div class="table-wrap" role="region" aria-label="{label}" tabindex="0">'
+    return box + renderer.renderToken(tokens, idx, options, env)
+
+
+def _table_close(
+    renderer: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
+    return renderer.renderToken(tokens, idx, options, env) + "</div>\n"
+
+
 @functools.cache
 def document(slug: str) -> Document:
     """The rendered document ``slug`` (KeyError when the site does not show it)."""
     text = (docs_dir() / PUBLIC[slug]).read_text(encoding="utf-8")
     parser = MarkdownIt("commonmark", {"html": False}).enable("table")
     parser.use(anchors_plugin, max_level=3, permalink=False)
+    parser.add_render_rule("table_open", _table_open)
+    parser.add_render_rule("table_close", _table_close)
     tokens = parser.parse(text)
+    _label_tables(tokens)
     _relink(tokens)
     _pair_closing_tags(tokens)
     _align_by_class(tokens)
