@@ -14,6 +14,5 @@ urlpatterns = [
         views.version_source,
         name="version-source",
     ),
-    path("my/bots/", views.my_bots, name="my-bots"),
     path("my/bots/status.json", views.my_versions_status, name="my-versions-status"),
 ]

@@ -1,5 +1,6 @@
-"""Bot pages: the public bot page, creation and upload forms, the owner's controls, the
-source (owner and staff), and the user's own bots with live validation status."""
+"""Bot pages: creation and upload forms, the owner's controls, the source (owner and staff),
+and the live status of the user's versions for My bots (whose page is web/pages/my_bots.py;
+the public bot page is web/pages/bot_page.py)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from . import access
 from .deletion import delete_bot
 from .errors import UploadError
 from .forms import BotCreateForm, UploadForm
-from .models import Bot, BotVersion
+from .models import BotVersion
 from .uploads import read_upload, upload_version
 
 
@@ -94,17 +95,6 @@ def version_source(request: HttpRequest, bot_id: int, number: int) -> HttpRespon
     return render(
         request, "bots/source.html", {"version": version, "source": version.read_source()}
     )
-
-
-@login_required
-def my_bots(request: HttpRequest) -> HttpResponse:
-    bots = (
-        Bot.objects.filter(owner=signed_in(request))
-        .select_related("active_version")
-        .prefetch_related("versions")
-        .order_by("name")
-    )
-    return render(request, "bots/my_bots.html", {"bots": bots})
 
 
 @login_required

@@ -5,6 +5,7 @@ with running matches and recent failures)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -60,11 +61,24 @@ def place_in_queue(match: Match) -> int:
     """How many queued matches of the same queue are ahead of ``match`` (the arena takes a
     queue oldest first: validations and challenges share one; a new version's debut, the
     tournaments and the routine ladder have their own)."""
-    queue = queue_for(match.kind, debut=match.debut)
-    same_queue = Q(debut=True) if queue == DEBUT_QUEUE else Q(pk__in=[])
-    same_queue |= Q(debut=False, kind__in=[k for k in MatchKind if queue_for(k) == queue])
-    ahead = Match.objects.filter(same_queue, status=MatchStatus.QUEUED, pk__lt=match.pk)
-    return ahead.count()
+    return places_in_queue([match])[match.pk]
+
+
+def places_in_queue(matches: Sequence[Match]) -> dict[int, int]:
+    """:func:`place_in_queue` of each of ``matches`` by id, in one query per queue among
+    them (a page that shows several waits: My bots)."""
+    by_queue: dict[str, list[Match]] = {}
+    for match in matches:
+        by_queue.setdefault(queue_for(match.kind, debut=match.debut), []).append(match)
+    places: dict[int, int] = {}
+    for queue, waiting in by_queue.items():
+        same_queue = Q(debut=True) if queue == DEBUT_QUEUE else Q(pk__in=[])
+        same_queue |= Q(debut=False, kind__in=[k for k in MatchKind if queue_for(k) == queue])
+        counts = Match.objects.filter(same_queue, status=MatchStatus.QUEUED).aggregate(
+            **{f"ahead_of_{m.pk}": Count("pk", filter=Q(pk__lt=m.pk)) for m in waiting}
+        )
+        places |= {m.pk: counts[f"ahead_of_{m.pk}"] for m in waiting}
+    return places
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from . import bot_page, views
+from . import bot_page, my_bots, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -14,6 +14,7 @@ urlpatterns = [
     path("sdk/<str:filename>", views.sdk_wheel, name="sdk-wheel"),
     path("leaderboard/<str:game>/", views.leaderboard, name="leaderboard-game"),
     path("bots/<int:bot_id>/", bot_page.bot_detail, name="bot-detail"),
+    path("my/bots/", my_bots.my_bots, name="my-bots"),
     path(
         "bots/<int:bot_id>/versions/<int:number>/activate/",
         bot_page.activate_version,

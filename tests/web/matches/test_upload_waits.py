@@ -1,6 +1,7 @@
 """Honest waiting figures (web/matches/upload_waits.py, version_wait.py): the arena page and
 ``GET /api/arena/`` count the versions still waiting with their wait so far and leave the
-house's bots out; a bot page tells a waiting version's place in its queue and an estimate."""
+house's bots out; a bot page, and each bot's card on My bots, tells a waiting version's place
+in its queue and an estimate."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from django.test import Client
 from django.utils import timezone
 
 from arena.contract import MatchKind
+from tests.web.conftest import logged_in
 from tests.web.factories import BotFactory, MatchFactory, UserFactory, VersionFactory
 from web.bots.house import HOUSE_USERNAME
 from web.bots.models import Bot, BotVersion, VersionStatus
@@ -97,8 +99,18 @@ def test_the_arena_page_and_the_api_give_median_and_95th_percentile(
     assert '<td>first rated game</td><td class="num">5 min' in page
 
 
-def test_a_bot_page_tells_a_waiting_versions_place_in_its_queue_and_an_estimate(
-    user: User, client: Client
+#: Where an owner reads a version's wait: the bot's page, and the card of each bot on My bots.
+PAGES = ["bot page", "my bots"]
+
+
+def page_of(user: User, bot: Bot, where: str) -> str:
+    url = f"/bots/{bot.pk}/" if where == "bot page" else "/my/bots/"
+    return logged_in(user).get(url).content.decode()
+
+
+@pytest.mark.parametrize("where", PAGES)
+def test_a_waiting_versions_place_in_its_queue_and_an_estimate_are_told(
+    user: User, where: str
 ) -> None:
     bot = BotFactory(owner=user, name="newcomer")
     version = uploaded(bot, 90, None, VersionStatus.QUEUED)
@@ -114,27 +126,45 @@ def test_a_bot_page_tells_a_waiting_versions_place_in_its_queue_and_an_estimate(
             status=MatchStatus.FINISHED,
             finished_at=timezone.now() - timedelta(minutes=5 + 10 * minutes),
         )
-    page = client.get(f"/bots/{bot.pk}/").content.decode()
+    page = page_of(user, bot, where)
     assert "waits for its validation verdict: 1 min 3" in page
     assert "3 matches ahead of it in its queue" in page
     assert "About 40 min to go at the last hour" in page  # (3 + 1) × 10 minutes
 
 
-def test_a_bot_page_tells_an_active_version_waiting_for_its_first_rated_game(
-    user: User, client: Client
-) -> None:
+@pytest.mark.parametrize("where", PAGES)
+def test_an_active_version_waiting_for_its_first_rated_game_is_told(user: User, where: str) -> None:
     bot = BotFactory(owner=user, name="passed")
     version = uploaded(bot, 120, 15, VersionStatus.ACTIVE)
     for _ in range(3):
         MatchFactory(kind=MatchKind.LADDER)
-    page = client.get(f"/bots/{bot.pk}/").content.decode()
+    page = page_of(user, bot, where)
     assert "waits for its first rated game: 2 min" in page
     assert "Its first ladder match is not planned yet; 3 ladder matches queued." in page
     assert "to go at the last hour" not in page  # no ladder match finished: no pace
     queued = MatchFactory(kind=MatchKind.LADDER, rated=True)
     queued.participants.create(index=0, bot=bot, version=version, name="alice/passed")
-    page = client.get(f"/bots/{bot.pk}/").content.decode()
-    assert "3 matches ahead of it in its queue" in page
+    assert "3 matches ahead of it in its queue" in page_of(user, bot, where)
     rated(version, 130)
     Bot.objects.filter(pk=bot.pk).update(games_since_version=1)
-    assert "waits for" not in client.get(f"/bots/{bot.pk}/").content.decode()
+    assert "waits for" not in page_of(user, bot, where)
+
+
+def test_my_bots_tells_each_bots_wait_on_its_own_card(user: User) -> None:
+    waiting = BotFactory(owner=user, name="a-waiting")
+    uploaded(waiting, 120, 15, VersionStatus.ACTIVE)
+    settled = BotFactory(owner=user, name="b-settled")
+    version = uploaded(settled, 300, 15, VersionStatus.ACTIVE)
+    rated(version, 200)
+    Bot.objects.filter(pk=settled.pk).update(games_since_version=1)
+    checking = BotFactory(owner=user, name="c-checking")
+    uploaded(checking, 30, None, VersionStatus.VALIDATING)
+    cards = page_of(user, waiting, "my bots").split('<div class="card">')[1:]
+    assert [("a-waiting" in c, "b-settled" in c, "c-checking" in c) for c in cards] == [
+        (True, False, False),
+        (False, True, False),
+        (False, False, True),
+    ]
+    assert "waits for its first rated game" in cards[0]
+    assert "waits for" not in cards[1]
+    assert "waits for its validation verdict" in cards[2]
