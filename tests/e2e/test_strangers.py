@@ -127,6 +127,21 @@ def test_the_rules_wide_tables_take_the_focus_and_scroll_by_keyboard(
     example.screenshot(path=str(ARTIFACTS / "strangers-rules-example-phone.png"))
 
 
+@pytest.mark.parametrize(
+    ("path", "name"),
+    [("/docs/writing-bots/", "writing-bots"), ("/ratings/", "ratings"), ("/docs/bots/", "bots")],
+)
+def test_every_documents_tables_are_named_focusable_regions(
+    page: Any, live_server: Any, path: str, name: str
+) -> None:
+    page.goto(f"{live_server.url}{path}")
+    assert each_viewport(page, name) == []
+    tables = page.locator("article.doc table")
+    boxes = page.locator("article.doc .table-wrap[role=region][tabindex='0'][aria-label]")
+    assert tables.count() == boxes.count() > 0
+    assert within_the_screen(page, "article.doc .table-wrap") == []
+
+
 def test_the_challenge_form_calls_a_bot_with_no_rated_game_unrated(
     page: Any, live_server: Any, site: Site
 ) -> None:
