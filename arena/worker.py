@@ -20,6 +20,10 @@ the engine; one whose engine goes away pauses its queues until it is back
 before it starts and goes back to its queue, no attempt spent; a match in flight then ends
 as an infrastructure error, retried by the platform, never charged to a bot and never
 played elsewhere.
+
+Stopped with SIGTERM, a worker ends the matches in play first (Celery's warm shutdown);
+with SIGQUIT, at once: each match in play is abandoned, its sandbox removed, and its job
+goes back to its queue (:mod:`arena.stopping`).
 """
 
 from __future__ import annotations
@@ -93,6 +97,7 @@ from .signing import (
     open_envelope,
     parse_public_key,
 )
+from .stopping import EXIT_ABANDONED, Abandoned, leave, playing
 
 logger = logging.getLogger(__name__)
 _Key = TypeVar("_Key", Ed25519PrivateKey, Ed25519PublicKey)
@@ -310,19 +315,36 @@ def play(text: str) -> str:
         )
         raise EngineMissing(f"the Docker engine cannot be reached: {problem}")
     logger.info("match %s attempt %s: playing (%s)", job.match, job.attempt, job.kind)
-    send_back(
-        STARTED_TASK,
-        Purpose.STARTED,
-        dump(
-            MatchStarted(
-                match=job.match, attempt=job.attempt, worker=config.name, sandbox=config.sandbox
+    clear = _clear_sandbox if config.sandbox == RunnerName.DOCKER else None
+    try:
+        with playing(job.match, str(job.attempt), clear):
+            send_back(
+                STARTED_TASK,
+                Purpose.STARTED,
+                dump(
+                    MatchStarted(
+                        match=job.match,
+                        attempt=job.attempt,
+                        worker=config.name,
+                        sandbox=config.sandbox,
+                    )
+                ),
             )
-        ),
-    )
-    report = play_job(job, config.sandbox, config.name, config.staging_dir)
-    send_back(REPORT_TASK, Purpose.REPORT, dump(report))
+            report = play_job(job, config.sandbox, config.name, config.staging_dir)
+            send_back(REPORT_TASK, Purpose.REPORT, dump(report))
+    except Abandoned:
+        # Unacknowledged, the job goes back to its queue as the worker closes (acks late).
+        leave(EXIT_ABANDONED)
     logger.info("match %s attempt %s: %s", job.match, job.attempt, report.status.value)
     return report.status.value
+
+
+def _clear_sandbox() -> list[str]:
+    """Remove this pool process's sandbox containers by force (a match abandoned)."""
+    from .sandbox.labels import RunnerIdentity
+    from .sandbox.reaper import reap_runner
+
+    return reap_runner(RunnerIdentity.current(), timeout=PING_SECONDS)
 
 
 @app.task(name=REVIEW_TASK)  # type: ignore[untyped-decorator]  # Celery is untyped

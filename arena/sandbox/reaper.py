@@ -6,13 +6,15 @@ was killed while its bot was busy (or stuck): :func:`reap_containers` removes th
 containers whose runner, per their labels, no longer runs on this host, and the staged
 copies of bot files such runners left. Every arena worker runs it when it starts, before its
 first job (``arena.worker.reap_leftovers``; ``python -m arena reap`` by hand); ``everything=True``
-removes every sandbox container, live matches included.
+removes every sandbox container, live matches included. :func:`reap_runner` removes those
+of one runner that still runs, the match it abandons (:mod:`arena.stopping`).
 """
 
 from __future__ import annotations
 
 import os
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 
 import docker
 from docker.errors import DockerException
@@ -49,6 +51,29 @@ def reap_containers(
         raise SandboxError(f"cannot reap sandbox containers: {error}") from error
     reap_staged_files(staging_dir or env_str(os.environ, "STAGING_DIR", tempfile.gettempdir()))
     return sorted(removed)
+
+
+def reap_runner(runner: labels.RunnerIdentity, timeout: float) -> list[str]:
+    """Remove, by force and all at once, the sandbox containers ``runner`` started on this
+    host (its labels: pid, start time, host), however far its matches got; their names.
+    For a runner that abandons its match: the bots are killed now rather than asked to
+    quit. Raises :class:`SandboxError` when the engine cannot be reached within
+    ``timeout`` seconds a call."""
+    wanted = {f"{key}={value}" for key, value in runner.labels().items()}
+    try:
+        client = engine_client(timeout)
+        try:
+            found = client.api.containers(all=True, filters={"label": sorted(wanted)})
+            names = {c["Id"]: (c.get("Names") or [c["Id"]])[0].lstrip("/") for c in found}
+            if not names:
+                return []
+            with ThreadPoolExecutor(max_workers=len(names)) as pool:
+                gone = list(pool.map(lambda i: remove_container(client, i), names))
+        finally:
+            client.close()
+    except (DockerException, OSError) as error:
+        raise SandboxError(f"cannot remove the runner's containers: {error}") from error
+    return sorted(name for name, removed in zip(names.values(), gone, strict=True) if removed)
 
 
 def reap_staged_files(staging_dir: str) -> list[str]:

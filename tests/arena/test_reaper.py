@@ -18,8 +18,9 @@ import pytest
 from arena.__main__ import main as arena_main
 from arena.sandbox import labels
 from arena.sandbox.container import engine_client
-from arena.sandbox.reaper import reap_containers
+from arena.sandbox.reaper import reap_containers, reap_runner
 from cucumbers.runners import RUNNERS
+from cucumbers.runners.reaper import read_proc
 from tests.arena.sandboxkit import hostile
 
 pytestmark = pytest.mark.usefixtures("sandbox")
@@ -98,6 +99,30 @@ def test_the_reaper_removes_the_containers_of_dead_runners_only(
     assert arena_main(["reap", "--all"]) == 0  # everything: live runners' containers too
     assert capsys.readouterr().out == "removed 2 container(s)\n"
     assert engine_client().api.containers(all=True, filters={"label": f"{test_label}=1"}) == []
+
+
+def test_a_runner_abandoning_its_match_removes_its_own_containers_at_once(
+    sandbox: str, test_label: str
+) -> None:
+    """arena/stopping.py: a live runner's containers, by force, and no other runner's."""
+    me = labels.RunnerIdentity.current()
+    parent = read_proc(os.getppid())
+    assert parent is not None
+    other = {
+        **me.labels(),
+        labels.RUNNER_PID: str(parent.pid),
+        labels.RUNNER_START: str(parent.start),
+    }
+    mine = [f"cucumbers-reaper-mine-{n}-{secrets.token_hex(3)}" for n in range(3)]
+    theirs = f"cucumbers-reaper-theirs-{secrets.token_hex(3)}"
+    for name in mine:
+        start_idle_container(sandbox, name, me.labels())
+    start_idle_container(sandbox, theirs, other)
+
+    assert reap_runner(me, timeout=30) == sorted(mine)
+    left = engine_client().api.containers(all=True, filters={"label": f"{test_label}=1"})
+    assert [c["Names"][0].lstrip("/") for c in left] == [theirs]
+    assert reap_runner(me, timeout=30) == []
 
 
 # -- a runner killed mid-match ---------------------------------------------------------------
