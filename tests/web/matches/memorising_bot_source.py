@@ -11,7 +11,12 @@ class Memory(Bot):
         self.new_round = True
         self.hand = ()
         self.prediction = Counter()
+        self.expected = Counter()  # the opponents' cards the remembered deal gives
         self.recognised = self.predicted = self.seen = 0
+        # Rounds whose opponents' cards were all foreseen: the deal itself was known. A hand
+        # of one's own can come back by chance (one 7-card hand in a few hundred repeats in
+        # a long match); the rest of its deal then does not.
+        self.foreseen = 0
 
     def start_game(self, game):
         self.new_round = True
@@ -22,12 +27,14 @@ class Memory(Bot):
             self.new_round = False
             self.hand = tuple(view.hand)
             self.prediction = Counter()
+            self.expected = Counter()
             deal = self.deals.get(self.hand)
             if deal is not None:
                 self.recognised += 1
                 for hand in deal:
                     self.prediction.update(hand)
                 self.prediction.subtract(self.hand)
+                self.expected = +self.prediction
         return view.legal[0]
 
     def end_round(self, result):
@@ -39,6 +46,8 @@ class Memory(Bot):
         theirs = list(deal)
         if self.hand in theirs:
             theirs.remove(self.hand)
+        if self.expected and self.expected == Counter(card for hand in theirs for card in hand):
+            self.foreseen += 1
         for hand in theirs:
             for card in hand:
                 self.seen += 1
@@ -49,6 +58,6 @@ class Memory(Bot):
             self.deals[hand] = deal
         self.new_round = True
         print(
-            f"memory: recognised {self.recognised} hands,"
+            f"memory: recognised {self.recognised} hands, foresaw {self.foreseen} deals,"
             f" predicted {self.predicted} of {self.seen} opponents' cards"
         )

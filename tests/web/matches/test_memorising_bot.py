@@ -40,15 +40,20 @@ from web.pipeline.kinds.tournament import start
 from web.tournaments.entering import enter
 
 GAME = "five-cucumbers"
-TALLY = re.compile(r"memory: recognised (\d+) hands, predicted (\d+) of (\d+) opponents' cards")
+TALLY = re.compile(
+    r"memory: recognised (\d+) hands, foresaw (\d+) deals, predicted (\d+) of (\d+)"
+    r" opponents' cards"
+)
 
 
 def tally(output: str) -> tuple[int, int, int]:
-    """The bot's last tally in a game's output: (hands recognised, cards predicted, seen)."""
+    """The bot's last tally in a game's output: (deals foreseen, cards predicted, seen). A
+    deal foreseen is one whose opponents' cards the bot knew, every one; a hand of its own
+    that comes back by chance (it happens) predicts some of them, never all."""
     found = TALLY.findall(output)
     assert found, f"no tally in the bot's output: {output!r}"
-    recognised, predicted, seen = found[-1]
-    return int(recognised), int(predicted), int(seen)
+    _, foreseen, predicted, seen = found[-1]
+    return int(foreseen), int(predicted), int(seen)
 
 
 def test_a_memorising_bot_reads_its_opponents_hands_when_one_process_plays_every_rotation() -> None:
@@ -72,8 +77,8 @@ def test_a_memorising_bot_reads_its_opponents_hands_when_one_process_plays_every
     )
     report = play_job(job, "process", "test")
     last = report.games[-1]
-    recognised, predicted, seen = tally(last.outputs[last.bots.index(0)])
-    assert recognised >= 2 and predicted >= seen // 4 > 0
+    foreseen, predicted, seen = tally(last.outputs[last.bots.index(0)])
+    assert foreseen >= 2 and predicted >= seen // 4 > 0
 
 
 def memorising_outputs(matches: list[Match], bot: Bot) -> list[str]:
@@ -100,7 +105,10 @@ def test_a_memorising_bot_predicts_no_card_in_ladder_deal_sets_and_tournaments(
     mallory, ann, bob = (UserFactory(username=name) for name in ("mallory", "ann", "bob"))
     with (
         platform_broker(),
-        platform_worker(platform_env(), platform_log),
+        # No debut tables (LADDER_QUEUE_TARGET=0): the uploads' debuts are not what this
+        # test plays, and on a busy machine nine more matches on the one arena worker
+        # outlasted its deadline.
+        platform_worker(platform_env(LADDER_QUEUE_TARGET="0"), platform_log),
         arena_worker(arena_env(sandbox), arena_log),
     ):
         versions = [
@@ -143,6 +151,4 @@ def test_a_memorising_bot_predicts_no_card_in_ladder_deal_sets_and_tournaments(
     tallies = [tally(text) for text in memorising_outputs(list(played), memory)]
     assert len(tallies) >= 2 * 3 * 3
     assert all(seen > 0 for _, _, seen in tallies)  # it watched every round to the end
-    assert [(recognised, predicted) for recognised, predicted, _ in tallies] == [
-        (0, 0) for _ in tallies
-    ]
+    assert [foreseen for foreseen, _, _ in tallies] == [0 for _ in tallies]

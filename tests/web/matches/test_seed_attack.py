@@ -197,13 +197,12 @@ def test_an_owner_who_reads_everything_of_her_queued_and_held_sets_predicts_no_c
     # sandbox, whole.
     assert {m.sandbox for m in played} == {sandbox}
     assert all(m.participants.get(bot=mine).version_id == attack.pk for m in played)
-    # She predicted no card, in any game.
+    # She foresaw no deal, in any game.
     tallies = [tally(text) for text in memorising_outputs(played, mine)]
     assert len(tallies) == len(played) * GAMES
     assert all(seen > 0 for _, _, seen in tallies)
-    assert [(recognised, predicted) for recognised, predicted, _ in tallies] == [
-        (0, 0) for _ in tallies
-    ]
+    # (A deal foreseen: every opponent's card known; a hand of hers back by chance is not.)
+    assert [foreseen for foreseen, _, _ in tallies] == [0 for _ in tallies]
     assert all(m.seed != before[m.pk] for m in played)
 
     # Nothing she read, queued or held, was a seed of these deals.
