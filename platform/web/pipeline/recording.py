@@ -34,7 +34,7 @@ from web.matches.privacy import fault_rows
 from web.matches.replays import StoredFiles
 
 from . import retirement
-from .transitions import finish, finish_rotation, hold
+from .transitions import finish, finish_rotation, hold, lock_table
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,12 +172,10 @@ def record_report(report: MatchReport, host: str | None = None) -> Recorded:
 
 
 def _lock(match_id: int) -> tuple[Match, list[Match]]:
-    """The match's row locked and, for a rotation of a deal set, its set's other rows too,
-    all in id order (every recording of the set takes them in the same order)."""
-    deal_set = Match.objects.filter(pk=match_id).values_list("deal_set", flat=True).first()
-    if deal_set is None:
-        return Match.objects.select_for_update().get(pk=match_id), []
-    rows = list(Match.objects.select_for_update().filter(deal_set=deal_set).order_by("pk"))
+    """The match's row locked and, for a rotation of a deal set, its set's other rows too
+    (:func:`~web.pipeline.transitions.lock_table`: every recording of a set takes them in
+    the same order)."""
+    rows = lock_table(match_id)
     match = next(row for row in rows if row.pk == match_id)
     return match, [row for row in rows if row.pk != match_id]
 

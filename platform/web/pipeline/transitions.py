@@ -48,7 +48,7 @@ from django.db.models.expressions import CombinedExpression
 from django.utils import timezone
 
 from cucumbers.match import GameOutcome
-from web.matches.deals import fresh_seed, keyed_seed
+from web.matches.deals import fresh_seed, played_seed
 from web.matches.models import Match, MatchGame, MatchStatus, Participant
 from web.matches.replays import delete_files_on_commit
 
@@ -228,6 +228,15 @@ def release(
     return released
 
 
+def lock_table(match_id: int) -> list[Match]:
+    """The rows of the match's table locked, in id order: every rotation of its deal set,
+    or the match alone. Everything that moves a set takes its rows so, in this one order,
+    so that two of them never wait on each other in a cycle."""
+    deal_set = Match.objects.filter(pk=match_id).values_list("deal_set", flat=True).first()
+    table = Match.objects.select_for_update().order_by("pk")
+    return list(table.filter(deal_set=deal_set) if deal_set else table.filter(pk=match_id))
+
+
 def reseed(match_id: int) -> bool:
     """Give a queued match a fresh seed (its deals owe nothing to the old one), with every
     rotation of its deal set while none of them has begun: their attempts not yet started
@@ -235,9 +244,7 @@ def reseed(match_id: int) -> bool:
     rotation has begun keeps its seed (a set is one deal): False then."""
     deal_set = Match.objects.filter(pk=match_id).values_list("deal_set", flat=True).first()
     with transaction.atomic():
-        # The set's rows in id order, as its recordings lock them.
-        table = Match.objects.select_for_update().order_by("pk")
-        rows = list(table.filter(deal_set=deal_set) if deal_set else table.filter(pk=match_id))
+        rows = lock_table(match_id)
         if not rows or any(row.status != MatchStatus.QUEUED for row in rows):
             return False
         Match.objects.filter(pk__in=[row.pk for row in rows]).update(
@@ -291,7 +298,7 @@ def _void_set_of(match_id: int, reason: str) -> None:
             status=MatchStatus.FAILED,
             failure_reason=why,
             finished_at=other.finished_at or timezone.now(),
-            deal_seed=keyed_seed(other.seed) if other.status == MatchStatus.HELD else None,
+            deal_seed=played_seed(other) if other.status == MatchStatus.HELD else None,
         )
         if voided:
             log_event(MatchEvent.FAILED, match=other.pk, reason=why)
@@ -316,7 +323,7 @@ def finish(
     match.sandbox = sandbox
     match.worker = worker
     match.failure_reason = ""
-    match.deal_seed = _published(match)
+    match.deal_seed = played_seed(match)  # published with the results
     fields = [
         "status",
         "finished_at",
@@ -357,7 +364,7 @@ def finish_rotation(
     ``worker``: the last rotation's own (a held rotation has its)."""
     policy_for(match.kind).set_recorded(match, participants, games)
     match.status = MatchStatus.FINISHED
-    match.deal_seed = _published(match)
+    match.deal_seed = played_seed(match)  # published with the results
     match.failure_reason = ""
     fields = ["status", "finished_at", "deal_seed", "failure_reason"]
     if match.finished_at is None or sandbox is not None:
@@ -367,11 +374,6 @@ def finish_rotation(
         fields += ["sandbox", "worker", "arena_host"]
     match.save(update_fields=fields)
     _announce_ended(match.pk, match.kind)
-
-
-def _published(match: Match) -> int:
-    """The seed a played match's deals followed from, to be shown from now on."""
-    return match.deal_seed if match.deal_seed is not None else keyed_seed(match.seed)
 
 
 def requeue(match_ids: Sequence[int]) -> list[int]:

@@ -204,8 +204,8 @@ def reseat_retired(bot: Bot) -> tuple[list[int], list[int]]:
         tables.setdefault(deal_set or match_id, []).append(match_id)
     reseated: list[int] = []
     dropped: list[int] = []
-    for table, ids in tables.items():
-        rows = _table_rows(table, ids)
+    for ids in tables.values():
+        rows = transitions.lock_table(ids[0])
         if any(row.status != MatchStatus.QUEUED for row in rows):
             continue  # a set that has begun is frozen: it plays on, rated whole
         members = [row.pk for row in rows]
@@ -230,14 +230,6 @@ def on_active_version_changed(sender: object, bot: Bot, **kwargs: object) -> Non
     active; its queued ladder matches follow, as after a promotion (inside that
     transaction)."""
     reseat_retired(bot)
-
-
-def _table_rows(table: uuid.UUID | int, ids: list[int]) -> list[Match]:
-    """A table's rows locked in id order: a deal set's every rotation, or one match."""
-    rows = Match.objects.select_for_update().order_by("pk")
-    if isinstance(table, int):
-        return list(rows.filter(pk__in=ids))
-    return list(rows.filter(deal_set=table))
 
 
 def set_has_begun(match: Match) -> bool:
